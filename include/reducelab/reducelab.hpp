@@ -1,0 +1,9 @@
+#pragma once
+//! \file reducelab.hpp
+//! Umbrella header: everything a user of reducelab needs.
+
+#include "reducelab/dtype.hpp"
+#include "reducelab/error.hpp"
+#include "reducelab/op.hpp"
+#include "reducelab/reduce.hpp"
+#include "reducelab/types.hpp"

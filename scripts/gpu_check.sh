@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# One whole check on the GPU machine, in one call of the device tool. Each step logs to $OUT
+# (or ./gpu-out) and the last lines printed are a short summary.
+#   scripts/gpu_check.sh [--bin DIR] STEP...
+# Steps: info, tests, large, bench, bench-all, production, tune, sweep, profile, sanitize.
+# With --bin DIR the binaries come from DIR (built elsewhere and carried); otherwise the script
+# configures and builds the release preset here first.
+set -u -o pipefail
+out=${OUT:-$PWD/gpu-out}
+mkdir -p "$out"
+bin=""
+if [ "${1:-}" = "--bin" ]; then bin=$2; shift 2; fi
+if [ -z "$bin" ]; then
+  cmake --preset release >"$out/build.log" 2>&1 && cmake --build --preset release >>"$out/build.log" 2>&1 \
+    || { tail -30 "$out/build.log"; exit 1; }
+  bin=build/release
+fi
+cli=$bin/src/reducelab
+[ -x "$cli" ] || cli=$bin/reducelab
+tests=$bin/tests/reducelab_gpu_tests
+[ -x "$tests" ] || tests=$bin/reducelab_gpu_tests
+tune=$bin/src/reducelab_tune
+[ -x "$tune" ] || tune=$bin/reducelab_tune
+summary=()
+step() {  # step NAME LOGFILE COMMAND...
+  local name=$1 log=$2; shift 2
+  local start=$SECONDS
+  "$@" >"$out/$log" 2>&1
+  local rc=$?
+  summary+=("$name: exit $rc in $((SECONDS - start)) s ($log)")
+  return $rc
+}
+for s in "$@"; do
+  case $s in
+    info) step info info.log bash -c 'nvidia-smi; nvidia-smi -q -d CLOCK,POWER,PERFORMANCE | head -80' ;;
+    tests) step tests gpu-tests.log "$tests" --gtest_filter=-*Large* ;;
+    large) step large gpu-large.log "$tests" --gtest_filter=*Large* ;;
+    bench) step bench bench.log "$cli" bench --json "$out/bench.json" --md "$out/bench.md" ;;
+    bench-all) step bench-all bench-all.log "$cli" bench --op sum,min,max,dot --json "$out/bench-all.json" --md "$out/bench-all.md" ;;
+    production) step production production.log "$cli" bench --op all --dtype all --rungs none --json "$out/production.json" --md "$out/production.md" ;;
+    tune) step tune tune.log "$tune" ;;
+    sweep) step sweep sweep.log "$cli" sweep --from 10 --to 30 --json "$out/sweep.json" ;;
+    profile) step profile profile.log "$cli" profile --n 2^24 --md "$out/profile.md" ;;
+    sanitize) step sanitize sanitize.log scripts/sanitize.sh "$tests" ;;
+    *) echo "unknown step $s"; exit 2 ;;
+  esac
+done
+echo "== summary =="
+printf '%s\n' "${summary[@]}"

@@ -1,0 +1,246 @@
+#include "bench/suite.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "bench/cub_baseline.hpp"
+#include "bench/random.hpp"
+#include "bench/reference.hpp"
+#include "bench/timer.hpp"
+#include "common/cuda_check.hpp"
+#include "common/device_buffer.hpp"
+#include "reducelab/reduce.hpp"
+
+namespace reducelab::bench {
+namespace {
+
+constexpr std::size_t kSlotBytes = 16;   // the largest result: ArgResult<int64_t>
+constexpr std::size_t kCopyAlign = 256;  // every input copy starts on the same alignment
+
+std::size_t l2_bytes(const DeviceInfo& device) {
+  return device.l2_bytes > 0 ? device.l2_bytes : std::size_t{64} << 20;
+}
+
+// Input copies to rotate through so that every timed call reads from DRAM, not L2.
+std::size_t copies_for(std::size_t set_bytes, const DeviceInfo& device) {
+  const std::size_t l2 = l2_bytes(device);
+  if (set_bytes >= 2 * l2) return 1;
+  return (3 * l2 + set_bytes - 1) / std::max<std::size_t>(set_bytes, 1);
+}
+
+std::size_t round_up(std::size_t value, std::size_t to) { return (value + to - 1) / to * to; }
+
+std::string format_gb(double bytes) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.2f GB", bytes / 1e9);
+  return buffer;
+}
+
+struct Candidate {
+  std::string impl;
+  std::string kind;
+  std::string change;
+  // The path a user takes, with every argument check: run once and compared to the reference.
+  std::function<void(const void*, const void*, void*, cudaStream_t)> checked;
+  // The path that is timed (the same call, minus the ladder's host-side validation).
+  std::function<void(const void*, const void*, void*, cudaStream_t)> timed;
+};
+
+template <class T>
+void production_call(Op op, const void* vx, const void* vy, std::size_t n, void* out,
+                     cudaStream_t stream) {
+  const T* x = static_cast<const T*>(vx);
+  const T* y = static_cast<const T*>(vy);
+  switch (op) {
+    case Op::sum: return reducelab::sum(x, n, static_cast<sum_t<T>*>(out), stream);
+    case Op::min: return reducelab::min(x, n, static_cast<T*>(out), stream);
+    case Op::max: return reducelab::max(x, n, static_cast<T*>(out), stream);
+    case Op::dot: return reducelab::dot(x, y, n, static_cast<sum_t<T>*>(out), stream);
+    case Op::argmin: return reducelab::argmin(x, n, static_cast<ArgResult<T>*>(out), stream);
+    case Op::argmax: return reducelab::argmax(x, n, static_cast<ArgResult<T>*>(out), stream);
+  }
+}
+
+std::string production_name(Op op) { return "reducelab::" + std::string(to_string(op)); }
+
+bool ladder_applies(const SuiteConfig& config) {
+  return config.dtype == DType::f32 && ladder::supports(config.op) && !config.rungs.empty();
+}
+
+std::size_t ladder_workspace_elems(const SuiteConfig& config, std::size_t n) {
+  std::size_t elems = 0;
+  if (ladder_applies(config))
+    for (const ladder::Rung* rung : config.rungs) elems = std::max(elems, rung->workspace_elems(n));
+  return elems;
+}
+
+template <class T>
+std::vector<Measurement> run_size(const SuiteConfig& config, const DeviceInfo& device,
+                                  std::size_t n, cudaStream_t stream, const Progress& progress) {
+  const int arrays = input_arrays(config.op);
+  const std::size_t set_bytes = n * sizeof(T) * arrays;
+  const std::size_t copies = copies_for(set_bytes, device);
+  const std::size_t stride = round_up(n * sizeof(T), kCopyAlign) / sizeof(T);
+
+  std::vector<T> hx = random_vector<T>(n, config.seed, Distribution::uniform);
+  std::vector<T> hy;
+  if (arrays == 2) hy = random_vector<T>(n, config.seed + 1, Distribution::uniform);
+  const Reference<T> ref = reference(config.op, hx.data(), hy.empty() ? nullptr : hy.data(), n);
+
+  DeviceBuffer<T> dx(stride * copies);
+  DeviceBuffer<T> dy(arrays == 2 ? stride * copies : 0);
+  REDUCELAB_CUDA_CHECK(cudaMemcpy(dx.data(), hx.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+  if (arrays == 2)
+    REDUCELAB_CUDA_CHECK(cudaMemcpy(dy.data(), hy.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+  for (std::size_t k = 1; k < copies; ++k) {
+    REDUCELAB_CUDA_CHECK(cudaMemcpy(dx.data() + k * stride, dx.data(), n * sizeof(T),
+                                    cudaMemcpyDeviceToDevice));
+    if (arrays == 2)
+      REDUCELAB_CUDA_CHECK(cudaMemcpy(dy.data() + k * stride, dy.data(), n * sizeof(T),
+                                      cudaMemcpyDeviceToDevice));
+  }
+  DeviceBuffer<unsigned char> slot(kSlotBytes);
+  DeviceBuffer<float> ladder_workspace(ladder_workspace_elems(config, n));
+
+  std::vector<Candidate> candidates;
+  if (ladder_applies(config)) {
+    for (const ladder::Rung* rung : config.rungs) {
+      auto problem = [op = config.op, n, ws = ladder_workspace.data()](const void* x, const void* y,
+                                                                       void* out) {
+        return ladder::Problem{static_cast<const float*>(x), static_cast<const float*>(y), n, op,
+                               static_cast<float*>(out), ws};
+      };
+      candidates.push_back(
+          {rung->id, "ladder", rung->change,
+           [rung, problem](const void* x, const void* y, void* out, cudaStream_t s) {
+             ladder::run(*rung, problem(x, y, out), s);
+           },
+           [rung, problem](const void* x, const void* y, void* out, cudaStream_t s) {
+             rung->launch(problem(x, y, out), s);
+           }});
+    }
+  }
+  std::shared_ptr<CubReduce> cub;
+  if (config.cub) {
+    cub = make_cub_reduce(config.op, config.dtype, n);
+    auto call = [cub](const void* x, const void* y, void* out, cudaStream_t s) {
+      cub->run(x, y, out, s);
+    };
+    candidates.push_back({"CUB", "cub", cub->call(), call, call});
+  }
+  if (config.production) {
+    auto call = [op = config.op, n](const void* x, const void* y, void* out, cudaStream_t s) {
+      production_call<T>(op, x, y, n, out, s);
+    };
+    candidates.push_back({"reducelab", "production", production_name(config.op), call, call});
+  }
+
+  std::vector<Measurement> rows;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const Candidate& c = candidates[i];
+    Measurement m;
+    m.impl = c.impl;
+    m.kind = c.kind;
+    m.change = c.change;
+    m.op = std::string(to_string(config.op));
+    m.dtype = std::string(to_string(config.dtype));
+    m.n = n;
+    m.bytes = static_cast<double>(set_bytes);
+
+    // Correct first: poison the result slot, run once, compare with the reference.
+    unsigned char host_slot[kSlotBytes];
+    REDUCELAB_CUDA_CHECK(cudaMemsetAsync(slot.data(), 0xA5, kSlotBytes, stream));
+    c.checked(dx.data(), dy.data(), slot.data(), stream);
+    REDUCELAB_CUDA_CHECK(
+        cudaMemcpyAsync(host_slot, slot.data(), kSlotBytes, cudaMemcpyDeviceToHost, stream));
+    REDUCELAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+    const std::string why = check_result(ref, host_slot);
+    if (!why.empty()) {
+      m.status = "wrong result: " + why;
+    } else if (config.time) {
+      const auto samples = time_calls(
+          [&](int rep, cudaStream_t s) {
+            const std::size_t k = static_cast<std::size_t>(rep) % copies;
+            c.timed(dx.data() + k * stride, arrays == 2 ? dy.data() + k * stride : nullptr,
+                    slot.data(), s);
+          },
+          config.warmup, config.reps, stream);
+      m.time = summarize(samples);
+      finish(m, device.peak_gbps);
+    }
+    rows.push_back(m);
+    if (progress) {
+      progress("[" + std::to_string(i + 1) + "/" + std::to_string(candidates.size()) + "] " +
+               m.op + " " + m.dtype + " N=" + format_count(n) + " " + m.impl + ": " +
+               (m.status == "ok" ? format_time(m.time.median_us) : m.status));
+    }
+  }
+  return rows;
+}
+
+struct Stream {
+  cudaStream_t stream = nullptr;
+  Stream() { REDUCELAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)); }
+  ~Stream() { (void)cudaStreamDestroy(stream); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+};
+
+}  // namespace
+
+std::string l2_policy_text(const DeviceInfo& device) {
+  const double l2_mb = static_cast<double>(l2_bytes(device)) / 1e6;
+  char buffer[256];
+  std::snprintf(buffer, sizeof(buffer),
+                "inputs under 2x L2 (%.0f MB) rotate among copies spanning >= 3x L2, one copy per "
+                "call; larger inputs are one copy, read once per call",
+                2 * l2_mb);
+  return buffer;
+}
+
+std::string timing_text() {
+  return "CUDA events around one call on an idle stream, synchronised after each; median of the "
+         "samples after warm-up calls";
+}
+
+std::size_t suite_device_bytes(const SuiteConfig& config, const DeviceInfo& device,
+                               std::size_t n) {
+  const std::size_t element = size_of(config.dtype);
+  const int arrays = input_arrays(config.op);
+  const std::size_t copies = copies_for(n * element * arrays, device);
+  const std::size_t inputs = round_up(n * element, kCopyAlign) * copies * arrays;
+  return inputs + ladder_workspace_elems(config, n) * sizeof(float) + (std::size_t{64} << 20);
+}
+
+std::vector<Measurement> run_suite(const SuiteConfig& config, const DeviceInfo& device,
+                                   const Progress& progress) {
+  REDUCELAB_CUDA_CHECK(cudaSetDevice(device.ordinal));
+  for (std::size_t n : config.sizes) {
+    if (n == 0) throw Error(ErrorCode::invalid_argument, "benchmark sizes must be >= 1");
+    std::size_t free_bytes = 0;
+    std::size_t total_bytes = 0;
+    REDUCELAB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const std::size_t needed = suite_device_bytes(config, device, n);
+    if (needed > free_bytes)
+      throw Error(ErrorCode::invalid_argument,
+                  "N = " + format_count(n) + " " + std::string(to_string(config.dtype)) + " " +
+                      std::string(to_string(config.op)) + " needs " + format_gb(needed) +
+                      " of device memory but only " + format_gb(free_bytes) + " are free");
+  }
+  Stream stream;
+  std::vector<Measurement> rows;
+  for (std::size_t n : config.sizes) {
+    auto part = dispatch_dtype(config.dtype, [&](auto value) {
+      using T = decltype(value);
+      return run_size<T>(config, device, n, stream.stream, progress);
+    });
+    rows.insert(rows.end(), part.begin(), part.end());
+  }
+  return rows;
+}
+
+}  // namespace reducelab::bench

@@ -1,0 +1,141 @@
+// reducelab sweep: sizes 2^from..2^to for the chosen rungs, CUB and reducelab; CSV and JSON with
+// the GPU, driver, CUDA version, commit, date and L2 policy, for scripts/plot.py.
+
+#include <cuda_runtime_api.h>
+
+#include <iostream>
+#include <memory>
+
+#include "bench/suite.hpp"
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "reducelab/error.hpp"
+
+namespace reducelab::cli {
+namespace {
+
+struct SweepOptions {
+  int from = 10;
+  int to = 30;
+  int step = 1;
+  std::string ops = "sum";
+  std::string dtypes = "f32";
+  std::string rungs = "all";
+  int reps = 50;
+  int warmup = 5;
+  std::uint64_t seed = 20261130;
+  int device = 0;
+  bool no_cub = false;
+  bool no_production = false;
+  bool no_ceilings = false;
+  std::string csv;
+  std::string json;
+};
+
+void run_sweep(const SweepOptions& o) {
+  if (o.from > o.to) throw Error(ErrorCode::invalid_argument, "--from must not exceed --to");
+  bench::SuiteConfig base;
+  for (int k = o.from; k <= o.to; k += o.step) base.sizes.push_back(std::size_t{1} << k);
+  if (o.rungs != "none") base.rungs = ladder::parse_rung_list(o.rungs);
+  base.cub = !o.no_cub;
+  base.production = !o.no_production;
+  base.reps = o.reps;
+  base.warmup = o.warmup;
+  base.seed = o.seed;
+  const std::vector<Op> ops = parse_ops(o.ops);
+  const std::vector<DType> dtypes = parse_dtypes(o.dtypes);
+
+  const DeviceInfo device = query_device(o.device);
+  if (cudaSetDevice(device.ordinal) != cudaSuccess)
+    throw Error(ErrorCode::no_device, "cannot select CUDA device " + std::to_string(device.ordinal));
+  // Refuse sizes that cannot fit before spending any time (run_suite checks again per size).
+  for (DType dtype : dtypes) {
+    for (Op op : ops) {
+      bench::SuiteConfig config = base;
+      config.op = op;
+      config.dtype = dtype;
+      std::size_t free_bytes = 0;
+      std::size_t total_bytes = 0;
+      if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) break;
+      const std::size_t needed = bench::suite_device_bytes(config, device, base.sizes.back());
+      if (needed > free_bytes)
+        throw Error(ErrorCode::invalid_argument,
+                    "2^" + std::to_string(o.to) + " " + std::string(to_string(dtype)) + " " +
+                        std::string(to_string(op)) + " needs " + std::to_string(needed >> 20) +
+                        " MiB of device memory but only " + std::to_string(free_bytes >> 20) +
+                        " MiB are free; lower --to");
+    }
+  }
+  std::cout << "# reducelab sweep\n\n" << describe_device(device) << "\n" << std::flush;
+
+  bench::Context context = make_context("sweep", device, o.seed, o.reps, o.warmup);
+  if (!o.no_ceilings) {
+    const bench::Ceilings ceilings = bench::measure_ceilings(o.reps);
+    context.launch_us = ceilings.launch_us;
+    context.copy_gbps = ceilings.copy_gbps;
+    std::cout << "empty kernel call " << bench::format_time(ceilings.launch_us)
+              << ", device-to-device copy " << static_cast<long>(ceilings.copy_gbps)
+              << " GB/s (read + write)\n";
+  }
+
+  ProgressPrinter progress;
+  std::vector<bench::Measurement> rows;
+  const std::size_t total = dtypes.size() * ops.size() * base.sizes.size();
+  std::size_t done = 0;
+  for (DType dtype : dtypes) {
+    for (Op op : ops) {
+      for (std::size_t n : base.sizes) {
+        bench::SuiteConfig config = base;
+        config.op = op;
+        config.dtype = dtype;
+        config.sizes = {n};
+        progress.bar(done, total, std::string(to_string(op)) + " " + std::string(to_string(dtype)) +
+                                      " N=" + bench::format_count(n));
+        const auto part = bench::run_suite(config, device, nullptr);
+        rows.insert(rows.end(), part.begin(), part.end());
+        ++done;
+      }
+    }
+  }
+  progress.bar(done, total, "done");
+  progress.finish();
+  std::cout << bench::render_table(rows) << std::flush;
+  write_outputs(o.csv, o.json, context, rows);
+  std::size_t wrong = 0;
+  for (const auto& row : rows) wrong += row.status != "ok";
+  if (wrong > 0)
+    throw Error(ErrorCode::cuda_error, std::to_string(wrong) + " implementation(s) gave wrong results (see the table)");
+}
+
+}  // namespace
+
+void add_sweep_command(CLI::App& app) {
+  auto options = std::make_shared<SweepOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "sweep", "Bandwidth against size: 2^from..2^to for the chosen rungs, CUB and reducelab");
+  cmd->add_option("--from", options->from, "smallest size, log2")->check(CLI::Range(0, 40))->capture_default_str();
+  cmd->add_option("--to", options->to, "largest size, log2")->check(CLI::Range(0, 40))->capture_default_str();
+  cmd->add_option("--step", options->step, "log2 step")->check(CLI::Range(1, 40))->capture_default_str();
+  cmd->add_option("--op", options->ops, "sum, min, max, dot, argmin, argmax, a comma list, or all")
+      ->capture_default_str();
+  cmd->add_option("--dtype", options->dtypes, "element types, a comma list, or all")->capture_default_str();
+  cmd->add_option("--rungs", options->rungs, "ladder rungs: all, none, or a list such as V0,V7")
+      ->capture_default_str();
+  cmd->add_option("--reps", options->reps, "timed calls per point")
+      ->check(CLI::Range(20, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--warmup", options->warmup, "untimed calls before timing")
+      ->check(CLI::Range(1, 10000))
+      ->capture_default_str();
+  cmd->add_option("--seed", options->seed, "seed of the random inputs")->capture_default_str();
+  cmd->add_option("--device", options->device, "CUDA device ordinal")->capture_default_str();
+  cmd->add_flag("--no-cub", options->no_cub, "leave out CUB");
+  cmd->add_flag("--no-production", options->no_production, "leave out reducelab");
+  cmd->add_flag("--no-ceilings", options->no_ceilings,
+                "skip measuring the launch latency and copy bandwidth ceilings");
+  cmd->add_option("--csv", options->csv, "write every point as CSV to this file");
+  cmd->add_option("--json", options->json, "write every point and the context as JSON to this file");
+  cmd->callback([options] { run_sweep(*options); });
+}
+
+}  // namespace reducelab::cli

@@ -1,0 +1,33 @@
+#pragma once
+// Warp-level reduction through register shuffles: 5 steps for 32 lanes, no shared memory, no
+// barrier (the article's V6 idea, reused by V7 and the production kernels).
+
+namespace reducelab::device {
+
+constexpr unsigned kFullWarpMask = 0xffffffffu;
+constexpr int kWarpSize = 32;
+
+// Shuffle for any trivially copyable value made of 4- or 8-byte words (float, double, int64,
+// value/index pairs): moves it word by word so one helper serves every accumulator type.
+template <class T>
+__device__ __forceinline__ T shfl_down(const T& value, int offset) {
+  static_assert(sizeof(T) % 4 == 0, "shfl_down moves 4-byte words");
+  constexpr int kWords = sizeof(T) / 4;
+  unsigned words[kWords];
+  memcpy(words, &value, sizeof(T));
+#pragma unroll
+  for (int w = 0; w < kWords; ++w) words[w] = __shfl_down_sync(kFullWarpMask, words[w], offset);
+  T out;
+  memcpy(&out, words, sizeof(T));
+  return out;
+}
+
+// Tree over the 32 lanes: lane 0 ends with the reduction of all lanes, in a fixed order.
+template <class T, class Op>
+__device__ __forceinline__ T warp_reduce(T value, Op op) {
+#pragma unroll
+  for (int offset = kWarpSize / 2; offset > 0; offset >>= 1) value = op(value, shfl_down(value, offset));
+  return value;
+}
+
+}  // namespace reducelab::device

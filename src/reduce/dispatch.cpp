@@ -1,0 +1,90 @@
+// The public entry points: validate every argument before anything is launched, handle empty
+// input, find the stream's workspace, and launch the typed kernel.
+
+#include <cstring>
+#include <string>
+
+#include "common/cuda_check.hpp"
+#include "common/pointer_check.hpp"
+#include "reduce/launch.hpp"
+#include "reduce/workspace.hpp"
+#include "reducelab/reduce.hpp"
+
+namespace reducelab::detail {
+namespace {
+
+struct ResultLayout {
+  std::size_t bytes;
+  std::size_t alignment;
+};
+
+ResultLayout result_layout(Op op, DType dtype) {
+  return dispatch_dtype(dtype, [op](auto value) -> ResultLayout {
+    using T = decltype(value);
+    switch (op) {
+      case Op::sum:
+      case Op::dot: return {sizeof(sum_t<T>), alignof(sum_t<T>)};
+      case Op::min:
+      case Op::max: return {sizeof(T), alignof(T)};
+      case Op::argmin:
+      case Op::argmax: return {sizeof(ArgResult<T>), alignof(ArgResult<T>)};
+    }
+    return {0, 1};
+  });
+}
+
+void validate_inputs(Op op, DType dtype, const void* d_x, const void* d_y, std::size_t n) {
+  if (n == 0 && op != Op::sum && op != Op::dot)
+    throw Error(ErrorCode::invalid_argument,
+                std::string(to_string(op)) + " of an empty input (n = 0) is undefined");
+  const std::size_t element = size_of(dtype);
+  require_device_pointer(d_x, n, element, op == Op::dot ? "x" : "input");
+  if (op == Op::dot) require_device_pointer(d_y, n, element, "y");
+}
+
+void launch_validated(Op op, DType dtype, const void* d_x, const void* d_y, std::size_t n,
+                      void* d_out, const WorkspaceView& workspace, cudaStream_t stream) {
+  dispatch_dtype(dtype, [&](auto value) {
+    using T = decltype(value);
+    launch_typed<T>(op, static_cast<const T*>(d_x), static_cast<const T*>(d_y), n, d_out,
+                    workspace, stream);
+  });
+}
+
+}  // namespace
+
+void reduce_async(Op op, DType dtype, const void* d_x, const void* d_y, std::size_t n,
+                  void* d_out, cudaStream_t stream) {
+  validate_inputs(op, dtype, d_x, d_y, n);
+  const ResultLayout layout = result_layout(op, dtype);
+  require_device_pointer(d_out, 1, layout.alignment, "out");
+  if (n == 0) {  // sum or dot of nothing: 0, in every type (all-zero bits)
+    REDUCELAB_CUDA_CHECK(cudaMemsetAsync(d_out, 0, layout.bytes, stream));
+    return;
+  }
+  const bool capturing = is_capturing(stream);
+  launch_validated(op, dtype, d_x, d_y, n, d_out, workspace_for(stream, capturing), stream);
+}
+
+void reduce_sync(Op op, DType dtype, const void* d_x, const void* d_y, std::size_t n,
+                 void* h_out, cudaStream_t stream) {
+  validate_inputs(op, dtype, d_x, d_y, n);
+  const ResultLayout layout = result_layout(op, dtype);
+  if (n == 0) {
+    std::memset(h_out, 0, layout.bytes);
+    return;
+  }
+  if (is_capturing(stream))
+    throw Error(ErrorCode::invalid_argument,
+                "the synchronous form cannot run while its stream is captured into a graph; use "
+                "the stream-ordered form with a device result pointer");
+  const WorkspaceView workspace = workspace_for(stream, false);
+  // Synchronous calls on one stream share its result slot: one at a time, launch to copy-back.
+  std::lock_guard<std::mutex> lock(*workspace.sync_mutex);
+  launch_validated(op, dtype, d_x, d_y, n, workspace.d_result, workspace, stream);
+  REDUCELAB_CUDA_CHECK(
+      cudaMemcpyAsync(h_out, workspace.d_result, layout.bytes, cudaMemcpyDeviceToHost, stream));
+  REDUCELAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+}  // namespace reducelab::detail

@@ -1,0 +1,141 @@
+#pragma once
+// The production reduce: one kernel per call.
+//
+// Each block of a persistent grid (at most SM count x resident blocks) walks the input in tiles
+// of kBlock x kUnroll 16-byte vectors, so every thread has kUnroll independent loads in flight
+// before it uses the first. A scalar head (elements before the first 16-byte boundary) and tail
+// (the last n % vector elements) make any element-aligned pointer and any n work. Each block
+// reduces its threads with warp shuffles, writes one partial, and takes a ticket from a counter;
+// the block that takes the last ticket reduces all partials in a fixed order and writes the
+// result, then resets the counter for the next call. No second kernel, no memset, and the order
+// of every addition depends only on n and the grid: bitwise reproducible on one GPU model.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "device/block_reduce.cuh"
+#include "device/vector_load.cuh"
+#include "reduce/traits.cuh"
+
+namespace reducelab::detail {
+
+template <class T>
+struct KernelArgs {
+  const T* x;
+  const T* y;            // dot only
+  std::size_t n;
+  std::size_t head;      // elements before x + head is 16-byte aligned (same for y when vector)
+  std::size_t vectors;   // 16-byte vectors after the head
+  void* out;             // Traits::Out
+  void* partials;        // gridDim.x x Traits::Acc
+  unsigned int* counter; // zero on entry; zero again on exit
+};
+
+// Partials are written by other blocks: read them from L2, never from a stale L1 line.
+template <class Acc>
+__device__ __forceinline__ Acc load_partial(const Acc* address) {
+  static_assert(sizeof(Acc) % 4 == 0, "partials are read as 4-byte words");
+  unsigned words[sizeof(Acc) / 4];
+  const unsigned* source = reinterpret_cast<const unsigned*>(address);
+#pragma unroll
+  for (int w = 0; w < static_cast<int>(sizeof(Acc) / 4); ++w) words[w] = __ldcg(source + w);
+  Acc out;
+  memcpy(&out, words, sizeof(Acc));
+  return out;
+}
+
+template <class Traits, int kBlock, int kUnroll, device::LoadHint kHint, bool kYVector>
+__global__ void __launch_bounds__(kBlock) reduce_kernel(KernelArgs<typename Traits::Elem> a) {
+  using T = typename Traits::Elem;
+  using Acc = typename Traits::Acc;
+  using Vec = device::Vec16<T>;
+  constexpr int kCount = Vec::kCount;
+  constexpr bool kDot = Traits::kArrays == 2;
+  __shared__ Acc warp_slots[kBlock / device::kWarpSize];
+  __shared__ bool is_last_block;
+
+  const std::size_t thread = static_cast<std::size_t>(blockIdx.x) * kBlock + threadIdx.x;
+  const std::size_t threads = static_cast<std::size_t>(gridDim.x) * kBlock;
+  Acc acc = Traits::identity();
+
+  // 1. Head: indices [0, head), one per thread.
+  if (thread < a.head) Traits::update(acc, a.x[thread], kDot ? a.y[thread] : T{}, thread);
+
+  // 2. Body: whole tiles of kBlock x kUnroll vectors, kUnroll loads in flight per thread, in
+  // rounds where every block gets one tile, so no block runs a round alone at the end.
+  const T* xv = a.x + a.head;
+  const T* yv = kDot ? a.y + a.head : nullptr;
+  constexpr std::size_t kTile = static_cast<std::size_t>(kBlock) * kUnroll;
+  const std::size_t full_tiles = a.vectors / kTile / gridDim.x * gridDim.x;
+  for (std::size_t tile = blockIdx.x; tile < full_tiles; tile += gridDim.x) {
+    const std::size_t first = tile * kTile + threadIdx.x;
+    uint4 rx[kUnroll];
+    uint4 ry[kDot && kYVector ? kUnroll : 1];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      rx[u] = device::load16<kHint>(xv + (first + u * kBlock) * kCount);
+      if constexpr (kDot && kYVector) ry[u] = device::load16<kHint>(yv + (first + u * kBlock) * kCount);
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const std::size_t v = first + u * kBlock;
+      const Vec x = Vec::from(rx[u]);
+      Vec y{};
+      if constexpr (kDot && kYVector) {
+        y = Vec::from(ry[u]);
+      } else if constexpr (kDot) {
+#pragma unroll
+        for (int j = 0; j < kCount; ++j) y.element[j] = yv[v * kCount + j];
+      }
+      Traits::update_vector(acc, x.element, y.element, a.head + v * kCount);
+    }
+  }
+  // Vectors after the last whole round, one per thread across the whole grid.
+  for (std::size_t v = full_tiles * kTile + thread; v < a.vectors; v += threads) {
+    const Vec x = Vec::from(device::load16<kHint>(xv + v * kCount));
+    Vec y{};
+    if constexpr (kDot && kYVector) {
+      y = Vec::from(device::load16<kHint>(yv + v * kCount));
+    } else if constexpr (kDot) {
+#pragma unroll
+      for (int j = 0; j < kCount; ++j) y.element[j] = yv[v * kCount + j];
+    }
+    Traits::update_vector(acc, x.element, y.element, a.head + v * kCount);
+  }
+
+  // 3. Tail: indices [head + vectors * kCount, n), one per thread.
+  const std::size_t tail = a.head + a.vectors * kCount;
+  if (thread < a.n - tail) {
+    const std::size_t i = tail + thread;
+    Traits::update(acc, a.x[i], kDot ? a.y[i] : T{}, i);
+  }
+
+  // 4. Block, then grid: the last block to finish folds every block's partial.
+  acc = device::block_reduce<kBlock>(acc, [](Acc p, Acc q) { return Traits::combine(p, q); },
+                                     Traits::identity(), warp_slots);
+  if (gridDim.x == 1) {
+    if (threadIdx.x == 0) *static_cast<typename Traits::Out*>(a.out) = Traits::finalize(acc);
+    return;
+  }
+  Acc* partials = static_cast<Acc*>(a.partials);
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = acc;
+    __threadfence();  // publish the partial before taking a ticket
+    is_last_block = atomicAdd(a.counter, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!is_last_block) return;
+  __threadfence();  // every other block's partial is visible after its ticket
+  acc = Traits::identity();
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock)
+    acc = Traits::combine(acc, load_partial(partials + b));
+  acc = device::block_reduce<kBlock>(acc, [](Acc p, Acc q) { return Traits::combine(p, q); },
+                                     Traits::identity(), warp_slots);
+  if (threadIdx.x == 0) {
+    *static_cast<typename Traits::Out*>(a.out) = Traits::finalize(acc);
+    *a.counter = 0;  // ready for the next call on this workspace
+  }
+}
+
+}  // namespace reducelab::detail

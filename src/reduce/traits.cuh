@@ -1,0 +1,187 @@
+#pragma once
+// What each op does to each type: the accumulator, its identity, how an element (or a 16-byte
+// vector of elements) updates it, how two accumulators combine, and the result written out.
+//
+// Element order: every thread visits its elements in increasing index order (head, body, tail),
+// so argmin/argmax update with a strict comparison inside a thread and break ties by index only
+// when combining threads and blocks.
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <cuda/std/limits>
+
+#include "device/ops.cuh"
+#include "device/vector_load.cuh"
+#include "reducelab/op.hpp"
+#include "reducelab/types.hpp"
+
+namespace reducelab::detail {
+
+// The type min/max/argmin/argmax compare in: float for the 16-bit floats, else the type itself.
+template <class T> struct compare_type { using type = T; };
+template <> struct compare_type<__half> { using type = float; };
+template <> struct compare_type<__nv_bfloat16> { using type = float; };
+template <class T> using compare_t = typename compare_type<T>::type;
+
+template <class R, class T>
+__device__ __forceinline__ R widen(T v) {
+  if constexpr (std::is_same_v<T, __half>) {
+    return static_cast<R>(__half2float(v));
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return static_cast<R>(__bfloat162float(v));
+  } else {
+    return static_cast<R>(v);
+  }
+}
+
+template <class T>
+__device__ __forceinline__ T narrow(compare_t<T> v) {
+  if constexpr (std::is_same_v<T, __half>) {
+    return __float2half_rn(v);  // exact: v came from a __half
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return __float2bfloat16_rn(v);
+  } else {
+    return v;
+  }
+}
+
+template <class V>
+__device__ __forceinline__ bool is_nan(V v) {
+  if constexpr (cuda::std::numeric_limits<V>::has_quiet_NaN) {
+    return v != v;
+  } else {
+    return false;
+  }
+}
+
+// ---- sum and dot ---------------------------------------------------------------------------
+
+template <class T, int kInputs>
+struct SumTraits {
+  using Elem = T;
+  using Acc = sum_t<T>;
+  using Out = sum_t<T>;
+  static constexpr int kArrays = kInputs;
+  __device__ static Acc identity() { return Acc(0); }
+  __device__ static Acc combine(Acc a, Acc b) { return a + b; }
+  __device__ static void update(Acc& acc, T x, T y, std::size_t) {
+    if constexpr (kInputs == 2) {
+      acc += widen<Acc>(x) * widen<Acc>(y);
+    } else {
+      acc += widen<Acc>(x);
+    }
+  }
+  template <int kCount>
+  __device__ static void update_vector(Acc& acc, const T (&x)[kCount], const T (&y)[kCount],
+                                       std::size_t) {
+    // Pairwise inside the vector: shorter dependency chains, same order every call.
+    Acc part[kCount];
+#pragma unroll
+    for (int j = 0; j < kCount; ++j) {
+      if constexpr (kInputs == 2) {
+        part[j] = widen<Acc>(x[j]) * widen<Acc>(y[j]);
+      } else {
+        part[j] = widen<Acc>(x[j]);
+      }
+    }
+#pragma unroll
+    for (int width = kCount / 2; width > 0; width /= 2) {
+#pragma unroll
+      for (int j = 0; j < width; ++j) part[j] = part[j] + part[j + width];
+    }
+    acc += part[0];
+  }
+  __device__ static Out finalize(Acc acc) { return acc; }
+};
+
+// ---- min and max ---------------------------------------------------------------------------
+
+template <class T, class Extremum>
+struct ExtremumTraits {
+  using Elem = T;
+  using Acc = compare_t<T>;
+  using Out = T;
+  static constexpr int kArrays = 1;
+  __device__ static Acc identity() { return Extremum::template identity<Acc>(); }
+  __device__ static Acc combine(Acc a, Acc b) { return Extremum{}(a, b); }
+  __device__ static void update(Acc& acc, T x, T, std::size_t) {
+    acc = Extremum{}(acc, widen<Acc>(x));
+  }
+  template <int kCount>
+  __device__ static void update_vector(Acc& acc, const T (&x)[kCount], const T (&)[kCount],
+                                       std::size_t) {
+    Acc part[kCount];
+#pragma unroll
+    for (int j = 0; j < kCount; ++j) part[j] = widen<Acc>(x[j]);
+#pragma unroll
+    for (int width = kCount / 2; width > 0; width /= 2) {
+#pragma unroll
+      for (int j = 0; j < width; ++j) part[j] = Extremum{}(part[j], part[j + width]);
+    }
+    acc = Extremum{}(acc, part[0]);
+  }
+  __device__ static Out finalize(Acc acc) { return narrow<T>(acc); }
+};
+
+// ---- argmin and argmax ---------------------------------------------------------------------
+
+template <class V>
+struct ArgAcc {
+  V value;
+  std::int64_t index;
+};
+
+inline constexpr std::int64_t kNoIndex = cuda::std::numeric_limits<std::int64_t>::max();
+
+template <class T, bool kIsMin>
+struct ArgTraits {
+  using Elem = T;
+  using V = compare_t<T>;
+  using Acc = ArgAcc<V>;
+  using Out = ArgResult<T>;
+  using Extremum = std::conditional_t<kIsMin, device::Min, device::Max>;
+  static constexpr int kArrays = 1;
+
+  __device__ static Acc identity() { return {Extremum::template identity<V>(), kNoIndex}; }
+  // Strictly better, NaN beating any number: the rule inside one thread's increasing indices.
+  __device__ static bool better(V candidate, V current) {
+    if constexpr (kIsMin) {
+      return candidate < current || (is_nan(candidate) && !is_nan(current));
+    } else {
+      return candidate > current || (is_nan(candidate) && !is_nan(current));
+    }
+  }
+  // Across threads: better value wins, equal values (or two NaNs) keep the smaller index.
+  __device__ static Acc combine(Acc a, Acc b) {
+    if (better(b.value, a.value)) return b;
+    if (better(a.value, b.value)) return a;
+    return b.index < a.index ? b : a;
+  }
+  __device__ static void update(Acc& acc, T x, T, std::size_t index) {
+    const V v = widen<V>(x);
+    if (better(v, acc.value) || acc.index == kNoIndex) acc = {v, static_cast<std::int64_t>(index)};
+  }
+  template <int kCount>
+  __device__ static void update_vector(Acc& acc, const T (&x)[kCount], const T (&)[kCount],
+                                       std::size_t first_index) {
+    // Fast test first: only a vector whose extremum improves on acc is scanned for its index.
+    V values[kCount];
+#pragma unroll
+    for (int j = 0; j < kCount; ++j) values[j] = widen<V>(x[j]);
+    V best = values[0];
+#pragma unroll
+    for (int j = 1; j < kCount; ++j) best = Extremum{}(best, values[j]);
+    if (better(best, acc.value) || acc.index == kNoIndex) {
+#pragma unroll
+      for (int j = 0; j < kCount; ++j) {
+        if (better(values[j], acc.value) || acc.index == kNoIndex)
+          acc = {values[j], static_cast<std::int64_t>(first_index + j)};
+      }
+    }
+  }
+  __device__ static Out finalize(Acc acc) { return {narrow<T>(acc.value), acc.index}; }
+};
+
+}  // namespace reducelab::detail

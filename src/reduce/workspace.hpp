@@ -1,0 +1,35 @@
+#pragma once
+// The device workspace the production reduce needs (a block counter, the per-block partials,
+// the synchronous form's result slot), owned by the library so the user never passes one.
+//
+// One workspace per (device, stream), created on first use and kept for the life of the process:
+// calls on one stream are ordered by the stream, so they can share it; calls on different streams
+// never do. A call made while its stream is being captured into a CUDA graph gets a fresh
+// workspace whose lifetime is tied to the graph (a CUDA user object), so replays of that graph
+// never share memory with calls outside it.
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <mutex>
+
+namespace reducelab::detail {
+
+//! Largest grid the production kernel launches; the partials hold one 16-byte value per block.
+inline constexpr unsigned kMaxGrid = 8192;
+inline constexpr std::size_t kPartialBytes = 16;
+
+struct WorkspaceView {
+  unsigned int* d_counter = nullptr;  //!< zero between calls: the last block resets it
+  void* d_partials = nullptr;         //!< kMaxGrid x kPartialBytes
+  void* d_result = nullptr;           //!< 16 bytes: where the synchronous form's result lands
+  std::mutex* sync_mutex = nullptr;   //!< held by a synchronous call from launch to copy-back
+};
+
+//! The workspace for calls on `stream` on the current device. Thread-safe.
+WorkspaceView workspace_for(cudaStream_t stream, bool capturing);
+
+//! True when `stream` is being captured into a graph.
+bool is_capturing(cudaStream_t stream);
+
+}  // namespace reducelab::detail

@@ -1,0 +1,170 @@
+// reducelab_tune: times configurations of the production kernel (block size, vectors in flight
+// per thread, load cache hint) side by side with CUB, to choose TunedConfig in
+// src/reduce/launch.cuh. Not installed; run on the GPU you tune for:
+//   reducelab_tune [--quick]
+// Each figure is the median of event-timed calls, measured like `reducelab bench`.
+
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bench/cub_baseline.hpp"
+#include "bench/random.hpp"
+#include "bench/stats.hpp"
+#include "bench/timer.hpp"
+#include "common/device_buffer.hpp"
+#include "common/device_info.hpp"
+#include "reduce/launch.cuh"
+
+namespace reducelab::tune {
+namespace {
+
+using device::LoadHint;
+
+template <int kBlock_, int kUnroll_, LoadHint kHint_>
+struct Config {
+  static constexpr int kBlock = kBlock_;
+  static constexpr int kUnroll = kUnroll_;
+  static constexpr LoadHint kHint = kHint_;
+};
+
+const char* hint_name(LoadHint h) {
+  switch (h) {
+    case LoadHint::plain: return "plain";
+    case LoadHint::no_alloc: return "no_alloc";
+    case LoadHint::stream: return "stream";
+    case LoadHint::prefetch: return "prefetch";
+  }
+  return "?";
+}
+
+struct Variant {
+  std::string name;
+  std::function<void(const void* x, const void* y, std::size_t n, void* out, cudaStream_t)> run;
+};
+
+template <class Traits, class C>
+Variant variant(const char* op) {
+  char name[96];
+  std::snprintf(name, sizeof(name), "%s B=%d U=%d %s", op, C::kBlock, C::kUnroll, hint_name(C::kHint));
+  return {name, [](const void* x, const void* y, std::size_t n, void* out, cudaStream_t s) {
+            using T = typename Traits::Elem;
+            const auto ws = detail::workspace_for(s, false);
+            detail::launch_with<Traits, C>(static_cast<const T*>(x), static_cast<const T*>(y), n, out, ws, s);
+          }};
+}
+
+template <class T>
+void run_family(const char* title, Op op, const std::vector<Variant>& variants,
+                const std::vector<int>& log_sizes, const DeviceInfo& dev, int reps) {
+  std::printf("\n## %s\n\n| config |", title);
+  for (int k : log_sizes) std::printf(" 2^%d us | GB/s |", k);
+  std::printf("\n|---|");
+  for (std::size_t i = 0; i < log_sizes.size(); ++i) std::printf("---:|---:|");
+  std::printf("\n");
+  cudaStream_t stream = nullptr;
+  REDUCELAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  std::vector<std::vector<double>> table(variants.size() + 1, std::vector<double>(log_sizes.size()));
+  const int arrays = input_arrays(op);
+  for (std::size_t s = 0; s < log_sizes.size(); ++s) {
+    const std::size_t n = std::size_t{1} << log_sizes[s];
+    const std::size_t bytes = n * sizeof(T) * arrays;
+    const std::size_t copies = bytes >= 2 * dev.l2_bytes ? 1 : (3 * dev.l2_bytes + bytes - 1) / bytes;
+    const auto host = bench::random_vector<T>(n, 7, bench::Distribution::uniform);
+    DeviceBuffer<T> x(n * copies);
+    DeviceBuffer<T> y(arrays == 2 ? n * copies : 0);
+    for (std::size_t c = 0; c < copies; ++c) {
+      REDUCELAB_CUDA_CHECK(cudaMemcpy(x.data() + c * n, host.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+      if (arrays == 2)
+        REDUCELAB_CUDA_CHECK(cudaMemcpy(y.data() + c * n, host.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+    }
+    DeviceBuffer<unsigned char> out(16);
+    auto cub = bench::make_cub_reduce(op, dtype_of<T>::value, n);
+    for (std::size_t v = 0; v <= variants.size(); ++v) {
+      auto samples = bench::time_calls(
+          [&](int rep, cudaStream_t st) {
+            const std::size_t c = static_cast<std::size_t>(rep) % copies;
+            const T* xp = x.data() + c * n;
+            const T* yp = arrays == 2 ? y.data() + c * n : nullptr;
+            if (v == variants.size()) {
+              cub->run(xp, yp, out.data(), st);
+            } else {
+              variants[v].run(xp, yp, n, out.data(), st);
+            }
+          },
+          5, reps, stream);
+      table[v][s] = bench::summarize(samples).median_us;
+    }
+  }
+  for (std::size_t v = 0; v <= variants.size(); ++v) {
+    std::printf("| %s |", v == variants.size() ? "CUB" : variants[v].name.c_str());
+    for (std::size_t s = 0; s < log_sizes.size(); ++s) {
+      const double bytes = static_cast<double>(std::size_t{1} << log_sizes[s]) * sizeof(T) * arrays;
+      std::printf(" %.1f | %.0f |", table[v][s], bytes / (table[v][s] * 1e3));
+    }
+    std::printf("\n");
+  }
+  std::fflush(stdout);
+  REDUCELAB_CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
+int run(int argc, char** argv) {
+  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  const DeviceInfo dev = query_device(0);
+  std::printf("# reducelab_tune on %s (%d SMs, peak %.0f GB/s), driver %s\n", dev.name.c_str(),
+              dev.sm_count, dev.peak_gbps, dev.driver.c_str());
+  const int reps = quick ? 20 : 40;
+  using detail::ArgTraits;
+  using detail::SumTraits;
+  const std::vector<int> sizes = {16, 20, 24, 27, 30};
+  run_family<float>("f32 sum", Op::sum,
+                    {variant<SumTraits<float, 1>, Config<256, 4, LoadHint::no_alloc>>("sum"),
+                     variant<SumTraits<float, 1>, Config<512, 2, LoadHint::no_alloc>>("sum"),
+                     variant<SumTraits<float, 1>, Config<512, 4, LoadHint::plain>>("sum"),
+                     variant<SumTraits<float, 1>, Config<512, 4, LoadHint::no_alloc>>("sum"),
+                     variant<SumTraits<float, 1>, Config<512, 4, LoadHint::stream>>("sum"),
+                     variant<SumTraits<float, 1>, Config<512, 4, LoadHint::prefetch>>("sum"),
+                     variant<SumTraits<float, 1>, Config<512, 8, LoadHint::no_alloc>>("sum"),
+                     variant<SumTraits<float, 1>, Config<512, 8, LoadHint::prefetch>>("sum"),
+                     variant<SumTraits<float, 1>, Config<1024, 4, LoadHint::no_alloc>>("sum"),
+                     variant<SumTraits<float, 1>, Config<256, 8, LoadHint::no_alloc>>("sum")},
+                    sizes, dev, reps);
+  const std::vector<int> mid = {20, 27};
+  run_family<__half>("f16 sum", Op::sum,
+                     {variant<SumTraits<__half, 1>, Config<512, 4, LoadHint::no_alloc>>("sum"),
+                      variant<SumTraits<__half, 1>, Config<512, 8, LoadHint::no_alloc>>("sum"),
+                      variant<SumTraits<__half, 1>, Config<512, 4, LoadHint::prefetch>>("sum")},
+                     mid, dev, reps);
+  run_family<float>("f32 argmax", Op::argmax,
+                    {variant<ArgTraits<float, false>, Config<512, 4, LoadHint::no_alloc>>("argmax"),
+                     variant<ArgTraits<float, false>, Config<512, 8, LoadHint::no_alloc>>("argmax")},
+                    mid, dev, reps);
+  run_family<__half>("f16 argmax", Op::argmax,
+                     {variant<ArgTraits<__half, false>, Config<512, 4, LoadHint::no_alloc>>("argmax"),
+                      variant<ArgTraits<__half, false>, Config<256, 4, LoadHint::no_alloc>>("argmax")},
+                     mid, dev, reps);
+  run_family<float>("f32 dot", Op::dot,
+                    {variant<SumTraits<float, 2>, Config<512, 2, LoadHint::no_alloc>>("dot"),
+                     variant<SumTraits<float, 2>, Config<512, 4, LoadHint::no_alloc>>("dot"),
+                     variant<SumTraits<float, 2>, Config<512, 4, LoadHint::prefetch>>("dot")},
+                    mid, dev, reps);
+  run_family<double>("f64 sum", Op::sum,
+                     {variant<SumTraits<double, 1>, Config<512, 4, LoadHint::no_alloc>>("sum"),
+                      variant<SumTraits<double, 1>, Config<512, 8, LoadHint::no_alloc>>("sum")},
+                     mid, dev, reps);
+  return 0;
+}
+
+}  // namespace
+}  // namespace reducelab::tune
+
+int main(int argc, char** argv) {
+  try {
+    return reducelab::tune::run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 2;
+  }
+}

@@ -1,0 +1,54 @@
+#pragma once
+// Shared by the GPU tests: skip with the reason where there is no CUDA device, a fixed printed
+// seed, device buffers filled from host vectors, and the result check.
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bench/random.hpp"
+#include "bench/reference.hpp"
+#include "common/cuda_check.hpp"
+#include "common/device_buffer.hpp"
+#include "common/device_info.hpp"
+
+namespace reducelab::test {
+
+//! Empty when a CUDA device is usable; otherwise why not.
+inline const std::string& no_gpu_reason() {
+  static const std::string reason = [] {
+    std::string why;
+    return cuda_device_count(&why) > 0 ? std::string() : why;
+  }();
+  return reason;
+}
+
+//! The seed of every random input, printed by gpu_main.cpp so a failure can be replayed.
+inline constexpr std::uint64_t kSeed = 20261130;
+
+class GpuTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!no_gpu_reason().empty()) GTEST_SKIP() << "no GPU: " << no_gpu_reason();
+  }
+};
+
+template <class P>
+class GpuTestWithParam : public ::testing::TestWithParam<P> {
+ protected:
+  void SetUp() override {
+    if (!no_gpu_reason().empty()) GTEST_SKIP() << "no GPU: " << no_gpu_reason();
+  }
+};
+
+template <class T>
+DeviceBuffer<T> upload(const std::vector<T>& host, std::size_t offset = 0) {
+  DeviceBuffer<T> device(host.size() + offset + 16);
+  REDUCELAB_CUDA_CHECK(cudaMemcpy(device.data() + offset, host.data(), host.size() * sizeof(T),
+                                  cudaMemcpyHostToDevice));
+  return device;
+}
+
+}  // namespace reducelab::test

@@ -1,0 +1,73 @@
+#include <gtest/gtest.h>
+
+#include "bench/profile.hpp"
+#include "reducelab/error.hpp"
+
+namespace reducelab::bench {
+namespace {
+
+TEST(Profile, CsvQuotingAndLineEnds) {
+  const auto rows = parse_csv("a,\"b,c\",\"say \"\"hi\"\"\"\r\n1,2,3\n\n4,,6");
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"a", "b,c", "say \"hi\""}));
+  EXPECT_EQ(rows[1], (std::vector<std::string>{"1", "2", "3"}));
+  EXPECT_EQ(rows[2], (std::vector<std::string>{"4", "", "6"}));
+}
+
+TEST(Profile, KernelNamesMapToImplementations) {
+  EXPECT_EQ(impl_of_kernel("void reducelab::ladder::<unnamed>::v0_naive_tree_kernel<reducelab::device::Sum, "
+                           "reducelab::ladder::detail::Load1>(T2, unsigned long, float *)"),
+            "V0");
+  EXPECT_EQ(impl_of_kernel("void reducelab::ladder::<unnamed>::v7_vector_grid_stride_kernel<...>"), "V7");
+  EXPECT_EQ(impl_of_kernel("void reducelab::detail::reduce_kernel<reducelab::detail::SumTraits<float, 1>, 512, 4>"),
+            "reducelab");
+  EXPECT_EQ(impl_of_kernel("void cub::CUB_300001_SM_900::detail::reduce::DeviceReduceKernel<...>"), "CUB");
+  EXPECT_EQ(impl_of_kernel("void at::native::reduce_kernel<...>"), "");
+  EXPECT_EQ(metric_base_name("dram__bytes_read.sum"), "dram__bytes_read");
+}
+
+// Two V0 kernels (pass 1 and a partials pass), one V1 kernel, one foreign kernel, a units row.
+const char* const kCsv =
+    "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\",\"dram__bytes_read.sum\","
+    "\"dram__throughput.avg.pct_of_peak_sustained_elapsed\",\"smsp__inst_executed.sum\","
+    "\"smsp__thread_inst_executed.sum\",\"smsp__inst_executed_op_shared_ld.sum\","
+    "\"smsp__inst_executed_op_shared_st.sum\",\"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum\","
+    "\"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum\",\"smsp__inst_executed_op_global_ld.sum\"\n"
+    "\"\",\"\",\"ns\",\"byte\",\"%\",\"inst\",\"inst\",\"inst\",\"inst\",\"\",\"\",\"inst\"\n"
+    "\"0\",\"void v0_naive_tree_kernel<A>(x)\",\"900\",\"4,000\",\"10\",\"100\",\"1600\",\"10\",\"10\",\"10\",\"10\",\"32\"\n"
+    "\"1\",\"void v0_naive_tree_kernel<B>(x)\",\"100\",\"0\",\"20\",\"10\",\"320\",\"0\",\"0\",\"0\",\"0\",\"0\"\n"
+    "\"2\",\"void v1_interleaved_kernel<A>(x)\",\"500\",\"4000\",\"30\",\"100\",\"3200\",\"10\",\"10\",\"30\",\"10\",\"32\"\n"
+    "\"3\",\"void something_else(x)\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\"\n";
+
+TEST(Profile, AggregatesPassesAndDerivesTheFigures) {
+  const auto impls = aggregate_ncu_csv(kCsv, 1024);
+  ASSERT_EQ(impls.size(), 2u);
+  const ImplCounters& v0 = impls[0];
+  EXPECT_EQ(v0.impl, "V0");
+  EXPECT_EQ(v0.kernels, 2);
+  EXPECT_DOUBLE_EQ(v0.time_us, 1.0);
+  EXPECT_DOUBLE_EQ(v0.dram_gbps, 4.0);                        // 4000 bytes / 1000 ns
+  EXPECT_DOUBLE_EQ(v0.dram_pct, (10.0 * 900 + 20.0 * 100) / 1000);  // time-weighted
+  EXPECT_DOUBLE_EQ(v0.warp_efficiency_pct, 100.0 * 1920 / (32.0 * 110));
+  EXPECT_DOUBLE_EQ(v0.bank_conflict_degree, 1.0);
+  EXPECT_DOUBLE_EQ(v0.global_loads_per_element, 1.0);
+  const ImplCounters& v1 = impls[1];
+  EXPECT_DOUBLE_EQ(v1.bank_conflict_degree, 2.0);  // 40 wavefronts for 20 instructions
+  EXPECT_DOUBLE_EQ(v1.warp_efficiency_pct, 100.0);
+
+  const auto checks = check_bottlenecks(impls);
+  ASSERT_FALSE(checks.empty());
+  EXPECT_EQ(checks[0].rung, "V1");
+  EXPECT_EQ(checks[0].bottleneck, "warp divergence");
+  EXPECT_TRUE(checks[0].removed);  // 54.5% -> 100%
+  const std::string text = render_profile(impls, checks);
+  EXPECT_NE(text.find("| V1 | warp divergence | warp execution efficiency % |"), std::string::npos) << text;
+  EXPECT_NE(text.find("| yes |"), std::string::npos);
+}
+
+TEST(Profile, CsvWithoutKernelColumnIsAnError) {
+  EXPECT_THROW(aggregate_ncu_csv("a,b\n1,2\n", 10), Error);
+}
+
+}  // namespace
+}  // namespace reducelab::bench
