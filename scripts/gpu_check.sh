@@ -41,7 +41,7 @@ for s in "$@"; do
     tune) step tune tune.log "$tune" ;;
     sweep) step sweep sweep.log "$cli" sweep --from 10 --to 30 --json "$out/sweep.json" ;;
     profile) step profile profile.log "$cli" profile --n 2^24 --md "$out/profile.md" ;;
-    sanitize) step sanitize sanitize.log scripts/sanitize.sh "$tests" ;;
+    sanitize) step sanitize sanitize.log scripts/sanitize.sh "$tests"; cat "$out/sanitize.log" ;;
     *) echo "unknown step $s"; exit 2 ;;
   esac
 done

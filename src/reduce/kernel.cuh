@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <cuda/atomic>
 
 #include "device/block_reduce.cuh"
 #include "device/vector_load.cuh"
@@ -121,12 +122,14 @@ __global__ void __launch_bounds__(kBlock) reduce_kernel(KernelArgs<typename Trai
   Acc* partials = static_cast<Acc*>(a.partials);
   if (threadIdx.x == 0) {
     partials[blockIdx.x] = acc;
-    __threadfence();  // publish the partial before taking a ticket
-    is_last_block = atomicAdd(a.counter, 1u) == gridDim.x - 1;
+    // Release publishes this block's partial with its ticket; acquire (in the last block) sees
+    // every partial published before the tickets it follows.
+    cuda::atomic_ref<unsigned int, cuda::thread_scope_device> counter(*a.counter);
+    is_last_block = counter.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1;
   }
   __syncthreads();
   if (!is_last_block) return;
-  __threadfence();  // every other block's partial is visible after its ticket
+  __threadfence();  // extend thread 0's acquire to the whole block before it reads partials
   acc = Traits::identity();
   for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock)
     acc = Traits::combine(acc, load_partial(partials + b));

@@ -17,6 +17,7 @@ struct TunedConfig {
   static constexpr int kBlock = 512;
   static constexpr int kUnroll = 4;
   static constexpr device::LoadHint kHint = device::LoadHint::no_alloc;
+  static constexpr int kMinVectorsPerThread = 1;  // small inputs: blocks = vectors / (block x this)
 };
 
 // SM count x resident blocks per SM for one kernel instantiation, per device, computed once.
@@ -56,7 +57,8 @@ void launch_with(const typename Traits::Elem* x, const typename Traits::Elem* y,
   const KernelArgs<T> args{x, y, n, head, vectors, d_out, ws.d_partials, ws.d_counter};
   auto launch = [&](auto kernel) {
     const unsigned resident = resident_grid(kernel, kBlock);
-    const std::size_t wanted = (vectors + kBlock - 1) / kBlock;
+    constexpr std::size_t kPerBlock = static_cast<std::size_t>(kBlock) * Config::kMinVectorsPerThread;
+    const std::size_t wanted = (vectors + kPerBlock - 1) / kPerBlock;
     const unsigned grid = static_cast<unsigned>(wanted < 1 ? 1 : (wanted < resident ? wanted : resident));
     kernel<<<grid, kBlock, 0, stream>>>(args);
     REDUCELAB_CHECK_LAUNCH("reducelab reduce_kernel");

@@ -10,6 +10,8 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 #include <cuda/std/limits>
 
 #include "device/ops.cuh"
@@ -53,6 +55,35 @@ __device__ __forceinline__ bool is_nan(V v) {
     return v != v;
   } else {
     return false;
+  }
+}
+
+// Extremum of a 16-byte vector in the compare type, NaN-propagating. The 16-bit floats reduce in
+// pairs with one packed instruction per two elements (sm_80+) before widening.
+template <class Extremum, class T, int kCount>
+__device__ __forceinline__ compare_t<T> vector_extremum(const T (&x)[kCount]) {
+  constexpr bool kIsMax = std::is_same_v<Extremum, device::Max>;
+  if constexpr (std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>) {
+    using Pair = std::conditional_t<std::is_same_v<T, __half>, __half2, __nv_bfloat162>;
+    Pair pair[kCount / 2];
+    memcpy(pair, x, sizeof(pair));
+#pragma unroll
+    for (int width = kCount / 4; width > 0; width /= 2) {
+#pragma unroll
+      for (int j = 0; j < width; ++j)
+        pair[j] = kIsMax ? __hmax2_nan(pair[j], pair[j + width]) : __hmin2_nan(pair[j], pair[j + width]);
+    }
+    return Extremum{}(widen<float>(pair[0].x), widen<float>(pair[0].y));
+  } else {
+    compare_t<T> part[kCount];
+#pragma unroll
+    for (int j = 0; j < kCount; ++j) part[j] = widen<compare_t<T>>(x[j]);
+#pragma unroll
+    for (int width = kCount / 2; width > 0; width /= 2) {
+#pragma unroll
+      for (int j = 0; j < width; ++j) part[j] = Extremum{}(part[j], part[j + width]);
+    }
+    return part[0];
   }
 }
 
@@ -112,15 +143,7 @@ struct ExtremumTraits {
   template <int kCount>
   __device__ static void update_vector(Acc& acc, const T (&x)[kCount], const T (&)[kCount],
                                        std::size_t) {
-    Acc part[kCount];
-#pragma unroll
-    for (int j = 0; j < kCount; ++j) part[j] = widen<Acc>(x[j]);
-#pragma unroll
-    for (int width = kCount / 2; width > 0; width /= 2) {
-#pragma unroll
-      for (int j = 0; j < width; ++j) part[j] = Extremum{}(part[j], part[j + width]);
-    }
-    acc = Extremum{}(acc, part[0]);
+    acc = Extremum{}(acc, vector_extremum<Extremum>(x));
   }
   __device__ static Out finalize(Acc acc) { return narrow<T>(acc); }
 };
@@ -166,18 +189,14 @@ struct ArgTraits {
   template <int kCount>
   __device__ static void update_vector(Acc& acc, const T (&x)[kCount], const T (&)[kCount],
                                        std::size_t first_index) {
-    // Fast test first: only a vector whose extremum improves on acc is scanned for its index.
-    V values[kCount];
-#pragma unroll
-    for (int j = 0; j < kCount; ++j) values[j] = widen<V>(x[j]);
-    V best = values[0];
-#pragma unroll
-    for (int j = 1; j < kCount; ++j) best = Extremum{}(best, values[j]);
-    if (better(best, acc.value) || acc.index == kNoIndex) {
+    // Fast test first: only a vector whose extremum improves on acc is scanned for its index
+    // (after the first few vectors of a thread, almost none do).
+    if (better(vector_extremum<Extremum>(x), acc.value) || acc.index == kNoIndex) {
 #pragma unroll
       for (int j = 0; j < kCount; ++j) {
-        if (better(values[j], acc.value) || acc.index == kNoIndex)
-          acc = {values[j], static_cast<std::int64_t>(first_index + j)};
+        const V v = widen<V>(x[j]);
+        if (better(v, acc.value) || acc.index == kNoIndex)
+          acc = {v, static_cast<std::int64_t>(first_index + j)};
       }
     }
   }

@@ -17,17 +17,19 @@
 #include "common/device_buffer.hpp"
 #include "common/device_info.hpp"
 #include "reduce/launch.cuh"
+#include "reducelab/reduce.hpp"
 
 namespace reducelab::tune {
 namespace {
 
 using device::LoadHint;
 
-template <int kBlock_, int kUnroll_, LoadHint kHint_>
+template <int kBlock_, int kUnroll_, LoadHint kHint_, int kMinVectors_ = 1>
 struct Config {
   static constexpr int kBlock = kBlock_;
   static constexpr int kUnroll = kUnroll_;
   static constexpr LoadHint kHint = kHint_;
+  static constexpr int kMinVectorsPerThread = kMinVectors_;
 };
 
 const char* hint_name(LoadHint h) {
@@ -48,7 +50,8 @@ struct Variant {
 template <class Traits, class C>
 Variant variant(const char* op) {
   char name[96];
-  std::snprintf(name, sizeof(name), "%s B=%d U=%d %s", op, C::kBlock, C::kUnroll, hint_name(C::kHint));
+  std::snprintf(name, sizeof(name), "%s B=%d U=%d %s V>=%d", op, C::kBlock, C::kUnroll,
+                hint_name(C::kHint), C::kMinVectorsPerThread);
   return {name, [](const void* x, const void* y, std::size_t n, void* out, cudaStream_t s) {
             using T = typename Traits::Elem;
             const auto ws = detail::workspace_for(s, false);
@@ -110,6 +113,54 @@ void run_family(const char* title, Op op, const std::vector<Variant>& variants,
   REDUCELAB_CUDA_CHECK(cudaStreamDestroy(stream));
 }
 
+__global__ void empty_kernel() {}
+
+// Where the time of a small call goes: an empty kernel, a one-element reduction through the
+// public API (argument checks included) and straight through the launcher, and CUB.
+void overheads(const DeviceInfo& dev, int reps) {
+  cudaStream_t stream = nullptr;
+  REDUCELAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  DeviceBuffer<float> x(1 << 20);
+  REDUCELAB_CUDA_CHECK(cudaMemset(x.data(), 0, x.bytes()));
+  DeviceBuffer<float> out(4);
+  auto median = [&](const std::function<void(int, cudaStream_t)>& call) {
+    return bench::summarize(bench::time_calls(call, 5, reps, stream)).median_us;
+  };
+  const double empty = median([](int, cudaStream_t s) { empty_kernel<<<1, 32, 0, s>>>(); });
+  const double api = median([&](int, cudaStream_t s) { reducelab::sum(x.data(), 1, out.data(), s); });
+  const double direct = median([&](int, cudaStream_t s) {
+    detail::launch_with<detail::SumTraits<float, 1>>(x.data(), nullptr, 1, out.data(),
+                                                     detail::workspace_for(s, false), s);
+  });
+  auto cub = bench::make_cub_reduce(Op::sum, DType::f32, 1);
+  const double cub_one = median([&](int, cudaStream_t s) { cub->run(x.data(), nullptr, out.data(), s); });
+  // GPU time alone: 20 launches replayed from a graph, no host submission per call.
+  const std::size_t big = std::size_t{1} << 27;
+  DeviceBuffer<float> y(big);
+  REDUCELAB_CUDA_CHECK(cudaMemset(y.data(), 0, y.bytes()));
+  const auto ws = detail::workspace_for(stream, false);
+  cudaGraph_t graph = nullptr;
+  REDUCELAB_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed));
+  for (int i = 0; i < 20; ++i)
+    detail::launch_with<detail::SumTraits<float, 1>>(y.data(), nullptr, big, out.data(), ws, stream);
+  REDUCELAB_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+  cudaGraphExec_t exec = nullptr;
+  REDUCELAB_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  const double graph20 = median([&](int, cudaStream_t s) { REDUCELAB_CUDA_CHECK(cudaGraphLaunch(exec, s)); });
+  const double single = median([&](int, cudaStream_t s) {
+    detail::launch_with<detail::SumTraits<float, 1>>(y.data(), nullptr, big, out.data(), ws, s);
+  });
+  std::printf("\n## overheads (median us)\n\n| what | us |\n|---|---:|\n"
+              "| empty kernel call | %.2f |\n| reducelab::sum n=1 (API, checks) | %.2f |\n"
+              "| launch_with n=1 (no checks) | %.2f |\n| CUB sum n=1 | %.2f |\n"
+              "| f32 sum 2^27 one call | %.1f |\n| f32 sum 2^27 per kernel, 20 in a graph | %.1f |\n",
+              empty, api, direct, cub_one, single, graph20 / 20);
+  (void)dev;
+  REDUCELAB_CUDA_CHECK(cudaGraphExecDestroy(exec));
+  REDUCELAB_CUDA_CHECK(cudaGraphDestroy(graph));
+  REDUCELAB_CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
 int run(int argc, char** argv) {
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   const DeviceInfo dev = query_device(0);
@@ -118,18 +169,18 @@ int run(int argc, char** argv) {
   const int reps = quick ? 20 : 40;
   using detail::ArgTraits;
   using detail::SumTraits;
-  const std::vector<int> sizes = {16, 20, 24, 27, 30};
+  overheads(dev, reps);
+  const std::vector<int> sizes = {16, 18, 20, 22, 24, 27, 30};
   run_family<float>("f32 sum", Op::sum,
                     {variant<SumTraits<float, 1>, Config<256, 4, LoadHint::no_alloc>>("sum"),
-                     variant<SumTraits<float, 1>, Config<512, 2, LoadHint::no_alloc>>("sum"),
+                     variant<SumTraits<float, 1>, Config<256, 4, LoadHint::no_alloc, 2>>("sum"),
                      variant<SumTraits<float, 1>, Config<512, 4, LoadHint::plain>>("sum"),
                      variant<SumTraits<float, 1>, Config<512, 4, LoadHint::no_alloc>>("sum"),
+                     variant<SumTraits<float, 1>, Config<512, 4, LoadHint::no_alloc, 2>>("sum"),
+                     variant<SumTraits<float, 1>, Config<512, 4, LoadHint::no_alloc, 4>>("sum"),
                      variant<SumTraits<float, 1>, Config<512, 4, LoadHint::stream>>("sum"),
-                     variant<SumTraits<float, 1>, Config<512, 4, LoadHint::prefetch>>("sum"),
-                     variant<SumTraits<float, 1>, Config<512, 8, LoadHint::no_alloc>>("sum"),
-                     variant<SumTraits<float, 1>, Config<512, 8, LoadHint::prefetch>>("sum"),
                      variant<SumTraits<float, 1>, Config<1024, 4, LoadHint::no_alloc>>("sum"),
-                     variant<SumTraits<float, 1>, Config<256, 8, LoadHint::no_alloc>>("sum")},
+                     variant<SumTraits<float, 1>, Config<128, 4, LoadHint::no_alloc>>("sum")},
                     sizes, dev, reps);
   const std::vector<int> mid = {20, 27};
   run_family<__half>("f16 sum", Op::sum,
@@ -144,6 +195,9 @@ int run(int argc, char** argv) {
   run_family<__half>("f16 argmax", Op::argmax,
                      {variant<ArgTraits<__half, false>, Config<512, 4, LoadHint::no_alloc>>("argmax"),
                       variant<ArgTraits<__half, false>, Config<256, 4, LoadHint::no_alloc>>("argmax")},
+                     mid, dev, reps);
+  run_family<__half>("f16 max", Op::max,
+                     {variant<detail::ExtremumTraits<__half, device::Max>, Config<512, 4, LoadHint::no_alloc>>("max")},
                      mid, dev, reps);
   run_family<float>("f32 dot", Op::dot,
                     {variant<SumTraits<float, 2>, Config<512, 2, LoadHint::no_alloc>>("dot"),
