@@ -6,8 +6,11 @@
 # With --bin DIR the binaries come from DIR (built elsewhere and carried); otherwise the script
 # configures and builds the release preset here first.
 set -u -o pipefail
-out=${OUT:-$PWD/gpu-out}
-mkdir -p "$out"
+# Logs and results go to a work folder, packed into $OUT/results.tgz at the end (the device
+# tool returns at most 8 files).
+out=$(mktemp -d /tmp/gpu-check.XXXXXX)
+dest=${OUT:-$PWD/gpu-out}
+mkdir -p "$dest"
 bin=""
 if [ "${1:-}" = "--bin" ]; then bin=$2; shift 2; fi
 if [ -z "$bin" ]; then
@@ -41,9 +44,10 @@ for s in "$@"; do
     tune) step tune tune.log "$tune" ;;
     sweep) step sweep sweep.log "$cli" sweep --from 10 --to 30 --json "$out/sweep.json" ;;
     profile) step profile profile.log "$cli" profile --n 2^24 --md "$out/profile.md" ;;
-    sanitize) step sanitize sanitize.log scripts/sanitize.sh "$tests"; cat "$out/sanitize.log" ;;
+    sanitize) OUT=$out step sanitize sanitize.log scripts/sanitize.sh "$tests"; cat "$out/sanitize.log" ;;
     *) echo "unknown step $s"; exit 2 ;;
   esac
 done
 echo "== summary =="
-printf '%s\n' "${summary[@]}"
+printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
+tar czf "$dest/results.tgz" -C "$out" .

@@ -30,7 +30,7 @@ TEST(Profile, KernelNamesMapToImplementations) {
 const char* const kCsv =
     "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\",\"dram__bytes_read.sum\","
     "\"dram__throughput.avg.pct_of_peak_sustained_elapsed\",\"smsp__inst_executed.sum\","
-    "\"smsp__thread_inst_executed.sum\",\"smsp__inst_executed_op_shared_ld.sum\","
+    "\"smsp__thread_inst_executed_pred_on.sum\",\"smsp__inst_executed_op_shared_ld.sum\","
     "\"smsp__inst_executed_op_shared_st.sum\",\"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum\","
     "\"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum\",\"smsp__inst_executed_op_global_ld.sum\"\n"
     "\"\",\"\",\"ns\",\"byte\",\"%\",\"inst\",\"inst\",\"inst\",\"inst\",\"\",\"\",\"inst\"\n"

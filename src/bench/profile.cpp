@@ -16,6 +16,7 @@ const std::vector<MetricSpec>& profile_metrics() {
       {"dram__throughput.avg.pct_of_peak_sustained_elapsed", false},
       {"smsp__inst_executed.sum", true},
       {"smsp__thread_inst_executed.sum", true},
+      {"smsp__thread_inst_executed_pred_on.sum", true},
       {"smsp__sass_average_branch_targets_threads_uniform.pct", false},
       {"smsp__inst_executed_op_shared_ld.sum", true},
       {"smsp__inst_executed_op_shared_st.sum", true},
@@ -171,8 +172,10 @@ std::vector<ImplCounters> aggregate_ncu_csv(std::string_view csv, std::size_t n)
     c.time_us = time_ns / 1e3;
     c.dram_gbps = ratio(m["dram__bytes_read.sum"], time_ns);
     c.dram_pct = m["dram__throughput.avg.pct_of_peak_sustained_elapsed"];
-    c.warp_efficiency_pct =
-        100.0 * ratio(m["smsp__thread_inst_executed.sum"], 32.0 * m["smsp__inst_executed.sum"]);
+    // Lanes that did work (active and predicated on) per warp instruction: the compiler turns
+    // short divergent branches into predication, so "active" alone hides divergence.
+    c.warp_efficiency_pct = 100.0 * ratio(m["smsp__thread_inst_executed_pred_on.sum"],
+                                          32.0 * m["smsp__inst_executed.sum"]);
     c.branch_uniform_pct = m["smsp__sass_average_branch_targets_threads_uniform.pct"];
     const double smem_inst =
         m["smsp__inst_executed_op_shared_ld.sum"] + m["smsp__inst_executed_op_shared_st.sum"];
@@ -207,8 +210,8 @@ std::vector<BottleneckCheck> check_bottlenecks(const std::vector<ImplCounters>& 
   };
   static const Claim kClaims[] = {
       {"V1", "V0", "warp divergence", "warp execution efficiency %", &ImplCounters::warp_efficiency_pct, true},
-      {"V1", "V0", "warp divergence", "uniform branches %", &ImplCounters::branch_uniform_pct, true},
-      {"V2", "V1", "bank conflicts", "shared wavefronts per instruction", &ImplCounters::bank_conflict_degree, false},
+      {"V1", "V0", "warp divergence", "thread instructions per element", &ImplCounters::inst_per_element, false},
+      {"V2", "V1", "bank conflicts", "shared-memory bank conflicts", &ImplCounters::smem_conflicts, false},
       {"V2", "V1", "warp divergence", "warp execution efficiency %", &ImplCounters::warp_efficiency_pct, true},
       {"V3", "V2", "idle threads", "thread instructions per element", &ImplCounters::inst_per_element, false},
       {"V3", "V2", "idle threads", "kernel time us", &ImplCounters::time_us, false},

@@ -39,7 +39,7 @@ struct ImplCounters {
   double time_us = 0;                    //!< sum of kernel durations (clocks not locked)
   double dram_gbps = 0;                  //!< DRAM bytes read / time
   double dram_pct = 0;                   //!< DRAM throughput, % of peak
-  double warp_efficiency_pct = 0;        //!< active threads per warp instruction / 32
+  double warp_efficiency_pct = 0;        //!< predicated-on threads per warp instruction / 32
   double branch_uniform_pct = 0;         //!< branches whose targets were uniform in the warp
   double bank_conflict_degree = 0;       //!< shared wavefronts per shared instruction (1 = none)
   double smem_conflicts = 0;             //!< shared-memory bank conflicts (load + store)

@@ -58,59 +58,71 @@ __global__ void __launch_bounds__(kBlock) reduce_kernel(KernelArgs<typename Trai
 
   const std::size_t thread = static_cast<std::size_t>(blockIdx.x) * kBlock + threadIdx.x;
   const std::size_t threads = static_cast<std::size_t>(gridDim.x) * kBlock;
-  Acc acc = Traits::identity();
+  typename Traits::State state = Traits::start();
 
   // 1. Head: indices [0, head), one per thread.
-  if (thread < a.head) Traits::update(acc, a.x[thread], kDot ? a.y[thread] : T{}, thread);
+  if (thread < a.head) Traits::update(state, a.x[thread], kDot ? a.y[thread] : T{}, thread);
 
-  // 2. Body: whole tiles of kBlock x kUnroll vectors, kUnroll loads in flight per thread, in
-  // rounds where every block gets one tile, so no block runs a round alone at the end.
+  // 2. Body: vectors [0, a.vectors) after the head. Each batch issues kUnroll 16-byte loads per
+  // thread (two per vector for dot) before it uses the first.
   const T* xv = a.x + a.head;
   const T* yv = kDot ? a.y + a.head : nullptr;
+  auto consume = [&](std::size_t v, const uint4& raw_x, const uint4& raw_y) {
+    const Vec x = Vec::from(raw_x);
+    Vec y{};
+    if constexpr (kDot && kYVector) {
+      y = Vec::from(raw_y);
+    } else if constexpr (kDot) {  // y is not 16-byte aligned where x is: scalar loads
+#pragma unroll
+      for (int j = 0; j < kCount; ++j) y.element[j] = yv[v * kCount + j];
+    }
+    Traits::update_vector(state, x.element, y.element, a.head + v * kCount);
+  };
+  constexpr bool kLoadY = kDot && kYVector;
+  // Whole tiles of kBlock x kUnroll vectors, in rounds where every block gets one tile, so no
+  // block runs a round alone at the end.
   constexpr std::size_t kTile = static_cast<std::size_t>(kBlock) * kUnroll;
   const std::size_t full_tiles = a.vectors / kTile / gridDim.x * gridDim.x;
   for (std::size_t tile = blockIdx.x; tile < full_tiles; tile += gridDim.x) {
     const std::size_t first = tile * kTile + threadIdx.x;
     uint4 rx[kUnroll];
-    uint4 ry[kDot && kYVector ? kUnroll : 1];
+    uint4 ry[kLoadY ? kUnroll : 1];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       rx[u] = device::load16<kHint>(xv + (first + u * kBlock) * kCount);
-      if constexpr (kDot && kYVector) ry[u] = device::load16<kHint>(yv + (first + u * kBlock) * kCount);
+      if constexpr (kLoadY) ry[u] = device::load16<kHint>(yv + (first + u * kBlock) * kCount);
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) consume(first + u * kBlock, rx[u], ry[kLoadY ? u : 0]);
+  }
+  // The rest, fewer than one round (< threads x kUnroll vectors): one batch of up to kUnroll
+  // loads per thread across the whole grid, in increasing index order per thread.
+  {
+    const std::size_t first = full_tiles * kTile + thread;
+    uint4 rx[kUnroll];
+    uint4 ry[kLoadY ? kUnroll : 1];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const std::size_t v = first + u * threads;
+      if (v < a.vectors) {
+        rx[u] = device::load16<kHint>(xv + v * kCount);
+        if constexpr (kLoadY) ry[u] = device::load16<kHint>(yv + v * kCount);
+      }
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const std::size_t v = first + u * kBlock;
-      const Vec x = Vec::from(rx[u]);
-      Vec y{};
-      if constexpr (kDot && kYVector) {
-        y = Vec::from(ry[u]);
-      } else if constexpr (kDot) {
-#pragma unroll
-        for (int j = 0; j < kCount; ++j) y.element[j] = yv[v * kCount + j];
-      }
-      Traits::update_vector(acc, x.element, y.element, a.head + v * kCount);
+      const std::size_t v = first + u * threads;
+      if (v < a.vectors) consume(v, rx[u], ry[kLoadY ? u : 0]);
     }
-  }
-  // Vectors after the last whole round, one per thread across the whole grid.
-  for (std::size_t v = full_tiles * kTile + thread; v < a.vectors; v += threads) {
-    const Vec x = Vec::from(device::load16<kHint>(xv + v * kCount));
-    Vec y{};
-    if constexpr (kDot && kYVector) {
-      y = Vec::from(device::load16<kHint>(yv + v * kCount));
-    } else if constexpr (kDot) {
-#pragma unroll
-      for (int j = 0; j < kCount; ++j) y.element[j] = yv[v * kCount + j];
-    }
-    Traits::update_vector(acc, x.element, y.element, a.head + v * kCount);
   }
 
   // 3. Tail: indices [head + vectors * kCount, n), one per thread.
   const std::size_t tail = a.head + a.vectors * kCount;
   if (thread < a.n - tail) {
     const std::size_t i = tail + thread;
-    Traits::update(acc, a.x[i], kDot ? a.y[i] : T{}, i);
+    Traits::update(state, a.x[i], kDot ? a.y[i] : T{}, i);
   }
+  Acc acc = Traits::finish(state);
 
   // 4. Block, then grid: the last block to finish folds every block's partial.
   acc = device::block_reduce<kBlock>(acc, [](Acc p, Acc q) { return Traits::combine(p, q); },

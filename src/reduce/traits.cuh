@@ -93,9 +93,12 @@ template <class T, int kInputs>
 struct SumTraits {
   using Elem = T;
   using Acc = sum_t<T>;
+  using State = Acc;  // what a thread carries through its loop
   using Out = sum_t<T>;
   static constexpr int kArrays = kInputs;
   __device__ static Acc identity() { return Acc(0); }
+  __device__ static State start() { return identity(); }
+  __device__ static Acc finish(State state) { return state; }
   __device__ static Acc combine(Acc a, Acc b) { return a + b; }
   __device__ static void update(Acc& acc, T x, T y, std::size_t) {
     if constexpr (kInputs == 2) {
@@ -133,9 +136,12 @@ template <class T, class Extremum>
 struct ExtremumTraits {
   using Elem = T;
   using Acc = compare_t<T>;
+  using State = Acc;
   using Out = T;
   static constexpr int kArrays = 1;
   __device__ static Acc identity() { return Extremum::template identity<Acc>(); }
+  __device__ static State start() { return identity(); }
+  __device__ static Acc finish(State state) { return state; }
   __device__ static Acc combine(Acc a, Acc b) { return Extremum{}(a, b); }
   __device__ static void update(Acc& acc, T x, T, std::size_t) {
     acc = Extremum{}(acc, widen<Acc>(x));
@@ -166,8 +172,21 @@ struct ArgTraits {
   using Out = ArgResult<T>;
   using Extremum = std::conditional_t<kIsMin, device::Min, device::Max>;
   static constexpr int kArrays = 1;
+  static constexpr int kCount = 16 / sizeof(T);
+
+  // A thread's state: the best value so far and where it is. When it came from a 16-byte
+  // vector, `index` is the vector's first element and the vector itself is kept (`raw`); the
+  // element inside is found once, in finish(). So the hot loop does no per-element work: one
+  // vector extremum, one comparison, a few predicated moves.
+  struct State {
+    V value;
+    std::int64_t index;
+    uint4 raw;
+    bool in_vector;
+  };
 
   __device__ static Acc identity() { return {Extremum::template identity<V>(), kNoIndex}; }
+  __device__ static State start() { return {Extremum::template identity<V>(), kNoIndex, {}, false}; }
   // Strictly better, NaN beating any number: the rule inside one thread's increasing indices.
   __device__ static bool better(V candidate, V current) {
     if constexpr (kIsMin) {
@@ -182,23 +201,35 @@ struct ArgTraits {
     if (better(a.value, b.value)) return a;
     return b.index < a.index ? b : a;
   }
-  __device__ static void update(Acc& acc, T x, T, std::size_t index) {
+  __device__ static void update(State& s, T x, T, std::size_t index) {
     const V v = widen<V>(x);
-    if (better(v, acc.value) || acc.index == kNoIndex) acc = {v, static_cast<std::int64_t>(index)};
-  }
-  template <int kCount>
-  __device__ static void update_vector(Acc& acc, const T (&x)[kCount], const T (&)[kCount],
-                                       std::size_t first_index) {
-    // Fast test first: only a vector whose extremum improves on acc is scanned for its index
-    // (after the first few vectors of a thread, almost none do).
-    if (better(vector_extremum<Extremum>(x), acc.value) || acc.index == kNoIndex) {
-#pragma unroll
-      for (int j = 0; j < kCount; ++j) {
-        const V v = widen<V>(x[j]);
-        if (better(v, acc.value) || acc.index == kNoIndex)
-          acc = {v, static_cast<std::int64_t>(first_index + j)};
-      }
+    if (better(v, s.value) || s.index == kNoIndex) {
+      s.value = v;
+      s.index = static_cast<std::int64_t>(index);
+      s.in_vector = false;
     }
+  }
+  __device__ static void update_vector(State& s, const T (&x)[kCount], const T (&)[kCount],
+                                       std::size_t first_index) {
+    const V best = vector_extremum<Extremum>(x);
+    if (better(best, s.value) || s.index == kNoIndex) {
+      s.value = best;
+      s.index = static_cast<std::int64_t>(first_index);
+      memcpy(&s.raw, x, 16);
+      s.in_vector = true;
+    }
+  }
+  __device__ static Acc finish(const State& s) {
+    if (!s.in_vector) return {s.value, s.index};
+    T x[kCount];
+    memcpy(x, &s.raw, 16);
+    int position = kCount - 1;  // the first element equal to the vector's extremum
+#pragma unroll
+    for (int j = kCount - 1; j >= 0; --j) {
+      const V v = widen<V>(x[j]);
+      if (v == s.value || (is_nan(v) && is_nan(s.value))) position = j;
+    }
+    return {s.value, s.index + position};
   }
   __device__ static Out finalize(Acc acc) { return {narrow<T>(acc.value), acc.index}; }
 };
