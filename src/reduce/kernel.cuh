@@ -46,6 +46,16 @@ __device__ __forceinline__ Acc load_partial(const Acc* address) {
   return out;
 }
 
+// Written word by word, padding included, so the last block never reads bytes nobody wrote.
+template <class Acc>
+__device__ __forceinline__ void store_partial(Acc* address, const Acc& value) {
+  unsigned words[sizeof(Acc) / 4];
+  memcpy(words, &value, sizeof(Acc));
+  unsigned* target = reinterpret_cast<unsigned*>(address);
+#pragma unroll
+  for (int w = 0; w < static_cast<int>(sizeof(Acc) / 4); ++w) target[w] = words[w];
+}
+
 template <class Traits, int kBlock, int kUnroll, device::LoadHint kHint, bool kYVector>
 __global__ void __launch_bounds__(kBlock) reduce_kernel(KernelArgs<typename Traits::Elem> a) {
   using T = typename Traits::Elem;
@@ -122,7 +132,7 @@ __global__ void __launch_bounds__(kBlock) reduce_kernel(KernelArgs<typename Trai
     const std::size_t i = tail + thread;
     Traits::update(state, a.x[i], kDot ? a.y[i] : T{}, i);
   }
-  Acc acc = Traits::finish(state);
+  Acc acc = Traits::finish(state, a.x);
 
   // 4. Block, then grid: the last block to finish folds every block's partial.
   acc = device::block_reduce<kBlock>(acc, [](Acc p, Acc q) { return Traits::combine(p, q); },
@@ -133,7 +143,7 @@ __global__ void __launch_bounds__(kBlock) reduce_kernel(KernelArgs<typename Trai
   }
   Acc* partials = static_cast<Acc*>(a.partials);
   if (threadIdx.x == 0) {
-    partials[blockIdx.x] = acc;
+    store_partial(partials + blockIdx.x, acc);
     // Release publishes this block's partial with its ticket; acquire (in the last block) sees
     // every partial published before the tickets it follows.
     cuda::atomic_ref<unsigned int, cuda::thread_scope_device> counter(*a.counter);

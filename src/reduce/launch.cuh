@@ -20,6 +20,16 @@ struct TunedConfig {
   static constexpr int kMinVectorsPerThread = 1;  // small inputs: blocks = vectors / (block x this)
 };
 
+// argmin/argmax carry a larger per-thread state (value, index, flag: 38 registers for f32, so 3
+// blocks of 512 per SM instead of 4): 8 vectors in flight per thread keep the bytes in flight up.
+// H200, f32 argmax at 2^27: U=4 146.5 us, U=8 136.1 us (docs/results/h200-tuning.md).
+struct ArgConfig : TunedConfig {
+  static constexpr int kUnroll = 8;
+};
+
+template <class Traits> struct ConfigFor { using type = TunedConfig; };
+template <class T, bool kIsMin> struct ConfigFor<ArgTraits<T, kIsMin>> { using type = ArgConfig; };
+
 // SM count x resident blocks per SM for one kernel instantiation, per device, computed once.
 template <class Kernel>
 unsigned resident_grid(Kernel kernel, int block) {
@@ -45,7 +55,7 @@ inline std::size_t misalignment(const void* p) {
 
 //! Launches reduce_kernel<Traits, ...>: head/vector split, grid = min(resident blocks, one
 //! vector per thread), dot's y read as vectors only when it shares x's 16-byte offset.
-template <class Traits, class Config = TunedConfig>
+template <class Traits, class Config = typename ConfigFor<Traits>::type>
 void launch_with(const typename Traits::Elem* x, const typename Traits::Elem* y, std::size_t n,
                  void* d_out, const WorkspaceView& ws, cudaStream_t stream) {
   using T = typename Traits::Elem;

@@ -98,7 +98,7 @@ struct SumTraits {
   static constexpr int kArrays = kInputs;
   __device__ static Acc identity() { return Acc(0); }
   __device__ static State start() { return identity(); }
-  __device__ static Acc finish(State state) { return state; }
+  __device__ static Acc finish(State state, const T*) { return state; }
   __device__ static Acc combine(Acc a, Acc b) { return a + b; }
   __device__ static void update(Acc& acc, T x, T y, std::size_t) {
     if constexpr (kInputs == 2) {
@@ -141,7 +141,7 @@ struct ExtremumTraits {
   static constexpr int kArrays = 1;
   __device__ static Acc identity() { return Extremum::template identity<Acc>(); }
   __device__ static State start() { return identity(); }
-  __device__ static Acc finish(State state) { return state; }
+  __device__ static Acc finish(State state, const T*) { return state; }
   __device__ static Acc combine(Acc a, Acc b) { return Extremum{}(a, b); }
   __device__ static void update(Acc& acc, T x, T, std::size_t) {
     acc = Extremum{}(acc, widen<Acc>(x));
@@ -175,18 +175,18 @@ struct ArgTraits {
   static constexpr int kCount = 16 / sizeof(T);
 
   // A thread's state: the best value so far and where it is. When it came from a 16-byte
-  // vector, `index` is the vector's first element and the vector itself is kept (`raw`); the
-  // element inside is found once, in finish(). So the hot loop does no per-element work: one
-  // vector extremum, one comparison, a few predicated moves.
+  // vector, `index` is the vector's first element and the element inside is found once, in
+  // finish(), by reading that vector again. So the hot loop does no per-element work (one vector
+  // extremum, one comparison, three predicated moves) and the state stays small enough to keep
+  // full occupancy.
   struct State {
     V value;
     std::int64_t index;
-    uint4 raw;
     bool in_vector;
   };
 
   __device__ static Acc identity() { return {Extremum::template identity<V>(), kNoIndex}; }
-  __device__ static State start() { return {Extremum::template identity<V>(), kNoIndex, {}, false}; }
+  __device__ static State start() { return {Extremum::template identity<V>(), kNoIndex, false}; }
   // Strictly better, NaN beating any number: the rule inside one thread's increasing indices.
   __device__ static bool better(V candidate, V current) {
     if constexpr (kIsMin) {
@@ -215,18 +215,19 @@ struct ArgTraits {
     if (better(best, s.value) || s.index == kNoIndex) {
       s.value = best;
       s.index = static_cast<std::int64_t>(first_index);
-      memcpy(&s.raw, x, 16);
       s.in_vector = true;
     }
   }
-  __device__ static Acc finish(const State& s) {
+  // `x` is the input: the winning vector starts at x + s.index, 16-byte aligned.
+  __device__ static Acc finish(const State& s, const T* x) {
     if (!s.in_vector) return {s.value, s.index};
-    T x[kCount];
-    memcpy(x, &s.raw, 16);
+    T element[kCount];
+    const uint4 raw = *reinterpret_cast<const uint4*>(x + s.index);
+    memcpy(element, &raw, 16);
     int position = kCount - 1;  // the first element equal to the vector's extremum
 #pragma unroll
     for (int j = kCount - 1; j >= 0; --j) {
-      const V v = widen<V>(x[j]);
+      const V v = widen<V>(element[j]);
       if (v == s.value || (is_nan(v) && is_nan(s.value))) position = j;
     }
     return {s.value, s.index + position};
