@@ -138,7 +138,7 @@ __global__ void __launch_bounds__(kBlock) reduce_kernel(KernelArgs<typename Trai
   acc = device::block_reduce<kBlock>(acc, [](Acc p, Acc q) { return Traits::combine(p, q); },
                                      Traits::identity(), warp_slots);
   if (gridDim.x == 1) {
-    if (threadIdx.x == 0) *static_cast<typename Traits::Out*>(a.out) = Traits::finalize(acc);
+    if (threadIdx.x == 0) Traits::store(a.out, acc);
     return;
   }
   Acc* partials = static_cast<Acc*>(a.partials);
@@ -158,7 +158,7 @@ __global__ void __launch_bounds__(kBlock) reduce_kernel(KernelArgs<typename Trai
   acc = device::block_reduce<kBlock>(acc, [](Acc p, Acc q) { return Traits::combine(p, q); },
                                      Traits::identity(), warp_slots);
   if (threadIdx.x == 0) {
-    *static_cast<typename Traits::Out*>(a.out) = Traits::finalize(acc);
+    Traits::store(a.out, acc);
     *a.counter = 0;  // ready for the next call on this workspace
   }
 }

@@ -128,6 +128,7 @@ struct SumTraits {
     acc += part[0];
   }
   __device__ static Out finalize(Acc acc) { return acc; }
+  __device__ static void store(void* out, Acc acc) { *static_cast<Out*>(out) = finalize(acc); }
 };
 
 // ---- min and max ---------------------------------------------------------------------------
@@ -152,6 +153,7 @@ struct ExtremumTraits {
     acc = Extremum{}(acc, vector_extremum<Extremum>(x));
   }
   __device__ static Out finalize(Acc acc) { return narrow<T>(acc); }
+  __device__ static void store(void* out, Acc acc) { *static_cast<Out*>(out) = finalize(acc); }
 };
 
 // ---- argmin and argmax ---------------------------------------------------------------------
@@ -233,6 +235,16 @@ struct ArgTraits {
     return {s.value, s.index + position};
   }
   __device__ static Out finalize(Acc acc) { return {narrow<T>(acc.value), acc.index}; }
+  // All 16 bytes, padding zeroed: results compare bitwise and no byte is left uninitialised.
+  __device__ static void store(void* out, Acc acc) {
+    unsigned words[4] = {0, 0, 0, 0};
+    const T value = narrow<T>(acc.value);
+    memcpy(words, &value, sizeof(T));
+    memcpy(words + 2, &acc.index, 8);
+    uint2* target = static_cast<uint2*>(out);  // ArgResult is 8-byte aligned
+    target[0] = make_uint2(words[0], words[1]);
+    target[1] = make_uint2(words[2], words[3]);
+  }
 };
 
 }  // namespace reducelab::detail

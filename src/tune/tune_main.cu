@@ -137,7 +137,10 @@ void overheads(const DeviceInfo& dev, int reps) {
   // GPU time alone: 20 launches replayed from a graph, no host submission per call.
   const std::size_t big = std::size_t{1} << 27;
   DeviceBuffer<float> y(big);
-  REDUCELAB_CUDA_CHECK(cudaMemset(y.data(), 0, y.bytes()));
+  {
+    const auto host = bench::random_vector<float>(big, 11, bench::Distribution::uniform);
+    REDUCELAB_CUDA_CHECK(cudaMemcpy(y.data(), host.data(), y.bytes(), cudaMemcpyHostToDevice));
+  }
   const auto ws = detail::workspace_for(stream, false);
   cudaGraph_t graph = nullptr;
   REDUCELAB_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed));
@@ -173,14 +176,10 @@ int run(int argc, char** argv) {
   const std::vector<int> sizes = {16, 18, 20, 22, 24, 27, 30};
   run_family<float>("f32 sum", Op::sum,
                     {variant<SumTraits<float, 1>, Config<256, 4, LoadHint::no_alloc>>("sum"),
-                     variant<SumTraits<float, 1>, Config<256, 4, LoadHint::no_alloc, 2>>("sum"),
                      variant<SumTraits<float, 1>, Config<512, 4, LoadHint::plain>>("sum"),
                      variant<SumTraits<float, 1>, Config<512, 4, LoadHint::no_alloc>>("sum"),
-                     variant<SumTraits<float, 1>, Config<512, 4, LoadHint::no_alloc, 2>>("sum"),
-                     variant<SumTraits<float, 1>, Config<512, 4, LoadHint::no_alloc, 4>>("sum"),
                      variant<SumTraits<float, 1>, Config<512, 4, LoadHint::stream>>("sum"),
-                     variant<SumTraits<float, 1>, Config<1024, 4, LoadHint::no_alloc>>("sum"),
-                     variant<SumTraits<float, 1>, Config<128, 4, LoadHint::no_alloc>>("sum")},
+                     variant<SumTraits<float, 1>, Config<512, 8, LoadHint::no_alloc>>("sum")},
                     sizes, dev, reps);
   const std::vector<int> mid = {20, 27};
   run_family<__half>("f16 sum", Op::sum,
@@ -190,23 +189,28 @@ int run(int argc, char** argv) {
                      mid, dev, reps);
   run_family<float>("f32 argmax", Op::argmax,
                     {variant<ArgTraits<float, false>, Config<512, 4, LoadHint::no_alloc>>("argmax"),
-                     variant<ArgTraits<float, false>, Config<512, 8, LoadHint::no_alloc>>("argmax")},
+                     variant<ArgTraits<float, false>, Config<512, 8, LoadHint::no_alloc>>("argmax"),
+                     variant<ArgTraits<float, false>, Config<256, 8, LoadHint::no_alloc>>("argmax")},
                     mid, dev, reps);
-  run_family<__half>("f16 argmax", Op::argmax,
-                     {variant<ArgTraits<__half, false>, Config<512, 4, LoadHint::no_alloc>>("argmax"),
-                      variant<ArgTraits<__half, false>, Config<256, 4, LoadHint::no_alloc>>("argmax")},
+  run_family<double>("f64 argmax", Op::argmax,
+                     {variant<ArgTraits<double, false>, Config<512, 4, LoadHint::no_alloc>>("argmax"),
+                      variant<ArgTraits<double, false>, Config<512, 8, LoadHint::no_alloc>>("argmax"),
+                      variant<ArgTraits<double, false>, Config<256, 4, LoadHint::no_alloc>>("argmax"),
+                      variant<ArgTraits<double, false>, Config<256, 8, LoadHint::no_alloc>>("argmax")},
                      mid, dev, reps);
-  run_family<__half>("f16 max", Op::max,
-                     {variant<detail::ExtremumTraits<__half, device::Max>, Config<512, 4, LoadHint::no_alloc>>("max")},
-                     mid, dev, reps);
-  run_family<float>("f32 dot", Op::dot,
-                    {variant<SumTraits<float, 2>, Config<512, 2, LoadHint::no_alloc>>("dot"),
-                     variant<SumTraits<float, 2>, Config<512, 4, LoadHint::no_alloc>>("dot"),
-                     variant<SumTraits<float, 2>, Config<512, 4, LoadHint::prefetch>>("dot")},
-                    mid, dev, reps);
+  run_family<std::uint64_t>("u64 argmin", Op::argmin,
+                            {variant<ArgTraits<std::uint64_t, true>, Config<512, 4, LoadHint::no_alloc>>("argmin"),
+                             variant<ArgTraits<std::uint64_t, true>, Config<512, 8, LoadHint::no_alloc>>("argmin"),
+                             variant<ArgTraits<std::uint64_t, true>, Config<256, 4, LoadHint::no_alloc>>("argmin")},
+                            mid, dev, reps);
   run_family<double>("f64 sum", Op::sum,
                      {variant<SumTraits<double, 1>, Config<512, 4, LoadHint::no_alloc>>("sum"),
-                      variant<SumTraits<double, 1>, Config<512, 8, LoadHint::no_alloc>>("sum")},
+                      variant<SumTraits<double, 1>, Config<512, 8, LoadHint::no_alloc>>("sum"),
+                      variant<SumTraits<double, 1>, Config<256, 4, LoadHint::no_alloc>>("sum")},
+                     mid, dev, reps);
+  run_family<double>("f64 dot", Op::dot,
+                     {variant<SumTraits<double, 2>, Config<512, 4, LoadHint::no_alloc>>("dot"),
+                      variant<SumTraits<double, 2>, Config<512, 2, LoadHint::no_alloc>>("dot")},
                      mid, dev, reps);
   return 0;
 }
