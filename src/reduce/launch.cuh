@@ -11,24 +11,36 @@
 
 namespace reducelab::detail {
 
-// Tuned on the H200 (docs/results/h200-tuning.md): 512 threads, 4 vectors in flight per
-// thread, loads that skip L1 allocation.
-struct TunedConfig {
-  static constexpr int kBlock = 512;
-  static constexpr int kUnroll = 4;
+// Tuned on the H200 with build/release/src/reducelab_tune (docs/results/h200-tuning.md): the
+// bytes a thread keeps in flight, and the registers its state costs, decide the configuration.
+template <int kBlock_, int kUnroll_>
+struct Config {
+  static constexpr int kBlock = kBlock_;  // threads per block
+  static constexpr int kUnroll = kUnroll_;  // 16-byte vectors in flight per thread and array
   static constexpr device::LoadHint kHint = device::LoadHint::no_alloc;
-  static constexpr int kMinVectorsPerThread = 1;  // small inputs: blocks = vectors / (block x this)
+  static constexpr int kMinVectorsPerThread = 1;  // small inputs: blocks = vectors / block
 };
 
-// argmin/argmax carry a larger per-thread state (value, index, flag: 38 registers for f32, so 3
-// blocks of 512 per SM instead of 4): 8 vectors in flight per thread keep the bytes in flight up.
-// H200, f32 argmax at 2^27: U=4 146.5 us, U=8 136.1 us (docs/results/h200-tuning.md).
-struct ArgConfig : TunedConfig {
-  static constexpr int kUnroll = 8;
-};
+// sum, min, max of 1-, 2- and 4-byte types: 512 x 4 (f32 sum 2^27: 125.4 us, CUB 129.3 us).
+using TunedConfig = Config<512, 4>;
 
-template <class Traits> struct ConfigFor { using type = TunedConfig; };
-template <class T, bool kIsMin> struct ConfigFor<ArgTraits<T, kIsMin>> { using type = ArgConfig; };
+template <class Traits, class Enable = void>
+struct ConfigFor {
+  // 8-byte elements: 8 vectors in flight (f64 sum 2^27: U=8 246.9 us, U=4 282.0 us, CUB 251.1).
+  using type = std::conditional_t<sizeof(typename Traits::Elem) == 8, Config<512, 8>, TunedConfig>;
+};
+// dot loads two arrays: 2 vectors of each in flight (f64 dot 2^27: U=2 479.1 us, U=4 489.4 us).
+template <class T>
+struct ConfigFor<SumTraits<T, 2>> {
+  using type = Config<512, 2>;
+};
+// argmin/argmax carry a larger state (38 registers for f32): 256 x 8 for small types (f32 argmax
+// 2^27: 128.8 us; 512 x 8: 131.8; 512 x 4: 143.2; CUB 131.7), 512 x 4 for 8-byte types (f64
+// argmax: 247.1 us; 512 x 8: 251.5; CUB 250.1).
+template <class T, bool kIsMin>
+struct ConfigFor<ArgTraits<T, kIsMin>> {
+  using type = std::conditional_t<sizeof(T) == 8, Config<512, 4>, Config<256, 8>>;
+};
 
 // SM count x resident blocks per SM for one kernel instantiation, per device, computed once.
 template <class Kernel>
