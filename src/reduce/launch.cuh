@@ -24,10 +24,15 @@ struct Config {
 // sum, min, max of 1-, 2- and 4-byte types: 512 x 4 (f32 sum 2^27: 125.4 us, CUB 129.3 us).
 using TunedConfig = Config<512, 4>;
 
-template <class Traits, class Enable = void>
+template <class Traits>
 struct ConfigFor {
-  // 8-byte elements: 8 vectors in flight (f64 sum 2^27: U=8 246.9 us, U=4 282.0 us, CUB 251.1).
-  using type = std::conditional_t<sizeof(typename Traits::Elem) == 8, Config<512, 8>, TunedConfig>;
+  using type = TunedConfig;  // min, max (f64 max 2^27: U=4 253.5 us, U=8 282.9 us, CUB ~250)
+};
+// sum of 8-byte elements: 8 vectors in flight (f64 sum 2^27: U=8 246.9 us, U=4 282.0 us, CUB
+// 251.1 us in one tuning run; 245.2 vs CUB 245.9 in the bench).
+template <class T>
+struct ConfigFor<SumTraits<T, 1>> {
+  using type = std::conditional_t<sizeof(T) == 8, Config<512, 8>, TunedConfig>;
 };
 // dot loads two arrays: 2 vectors of each in flight (f64 dot 2^27: U=2 479.1 us, U=4 489.4 us).
 template <class T>
