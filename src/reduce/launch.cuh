@@ -85,7 +85,10 @@ void launch_with(const typename Traits::Elem* x, const typename Traits::Elem* y,
   auto launch = [&](auto kernel) {
     const unsigned resident = resident_grid(kernel, kBlock);
     constexpr std::size_t kPerBlock = static_cast<std::size_t>(kBlock) * Config::kMinVectorsPerThread;
-    const std::size_t wanted = (vectors + kPerBlock - 1) / kPerBlock;
+    // Up to one tile a single block loads everything in one batch and needs no cross-block step
+    // (sweep on the H200, f32 2^12: 2 blocks 8.4 us, CUB's single-tile kernel 5.9 us).
+    constexpr std::size_t kTile = static_cast<std::size_t>(kBlock) * Config::kUnroll;
+    const std::size_t wanted = vectors <= kTile ? 1 : (vectors + kPerBlock - 1) / kPerBlock;
     const unsigned grid = static_cast<unsigned>(wanted < 1 ? 1 : (wanted < resident ? wanted : resident));
     kernel<<<grid, kBlock, 0, stream>>>(args);
     REDUCELAB_CHECK_LAUNCH("reducelab reduce_kernel");
