@@ -48,7 +48,10 @@ struct ConfigFor<ArgTraits<T, kIsMin>> {
 };
 
 // SM count x resident blocks per SM for one kernel instantiation, per device, computed once.
-template <class Kernel>
+// `Tag` must be unique to the kernel: kernels of one element type share a function-pointer type,
+// so a cache keyed by that type alone would hand one kernel's occupancy to another (it did: the
+// first kernel of a type launched in a process set the grid of all the others).
+template <class Tag, class Kernel>
 unsigned resident_grid(Kernel kernel, int block) {
   static std::array<std::atomic<unsigned>, 64> cache{};
   int device = 0;
@@ -66,6 +69,9 @@ unsigned resident_grid(Kernel kernel, int block) {
   return grid;
 }
 
+template <class Traits, class Config, bool kYVector>
+struct KernelTag {};
+
 inline std::size_t misalignment(const void* p) {
   return reinterpret_cast<std::uintptr_t>(p) & 15;
 }
@@ -82,8 +88,8 @@ void launch_with(const typename Traits::Elem* x, const typename Traits::Elem* y,
   if (head > n) head = n;
   const std::size_t vectors = (n - head) / kCount;
   const KernelArgs<T> args{x, y, n, head, vectors, d_out, ws.d_partials, ws.d_counter};
-  auto launch = [&](auto kernel) {
-    const unsigned resident = resident_grid(kernel, kBlock);
+  auto launch = [&](auto kernel, auto tag) {
+    const unsigned resident = resident_grid<decltype(tag)>(kernel, kBlock);
     constexpr std::size_t kPerBlock = static_cast<std::size_t>(kBlock) * Config::kMinVectorsPerThread;
     // Up to one tile a single block loads everything in one batch and needs no cross-block step
     // (sweep on the H200, f32 2^12: 2 blocks 8.4 us, CUB's single-tile kernel 5.9 us).
@@ -95,12 +101,15 @@ void launch_with(const typename Traits::Elem* x, const typename Traits::Elem* y,
   };
   if constexpr (Traits::kArrays == 2) {
     if (misalignment(x) == misalignment(y)) {
-      launch(reduce_kernel<Traits, kBlock, Config::kUnroll, Config::kHint, true>);
+      launch(reduce_kernel<Traits, kBlock, Config::kUnroll, Config::kHint, true>,
+             KernelTag<Traits, Config, true>{});
     } else {
-      launch(reduce_kernel<Traits, kBlock, Config::kUnroll, Config::kHint, false>);
+      launch(reduce_kernel<Traits, kBlock, Config::kUnroll, Config::kHint, false>,
+             KernelTag<Traits, Config, false>{});
     }
   } else {
-    launch(reduce_kernel<Traits, kBlock, Config::kUnroll, Config::kHint, true>);
+    launch(reduce_kernel<Traits, kBlock, Config::kUnroll, Config::kHint, true>,
+           KernelTag<Traits, Config, true>{});
   }
 }
 
