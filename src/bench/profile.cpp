@@ -92,7 +92,11 @@ std::string impl_of_kernel(std::string_view name) {
       "v6_warp_shuffle_kernel",      "v7_vector_grid_stride_kernel"};
   for (int r = 0; r < 8; ++r)
     if (name.find(kRungKernels[r]) != std::string_view::npos) return "V" + std::to_string(r);
-  if (name.find("reducelab::detail::reduce_kernel") != std::string_view::npos) return "reducelab";
+  // ncu prints the function without its namespace ("void reduce_kernel<reducelab::detail::...>"),
+  // so match the name together with our namespace in its template arguments.
+  if (name.find("reduce_kernel") != std::string_view::npos &&
+      name.find("reducelab::detail::") != std::string_view::npos)
+    return "reducelab";
   if (name.find("cub::") != std::string_view::npos || name.find("DeviceReduce") != std::string_view::npos)
     return "CUB";
   return "";

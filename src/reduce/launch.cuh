@@ -13,6 +13,8 @@ namespace reducelab::detail {
 
 // Tuned on the H200 with build/release/src/reducelab_tune (docs/results/h200-tuning.md): the
 // bytes a thread keeps in flight, and the registers its state costs, decide the configuration.
+// The figures for 8-byte types and argmin/argmax below were taken while kernels of one element
+// type shared a resident-grid cache (fixed in resident_grid); they are to be measured again.
 template <int kBlock_, int kUnroll_>
 struct Config {
   static constexpr int kBlock = kBlock_;  // threads per block
