@@ -78,10 +78,7 @@ void run_bench(const BenchOptions& o) {
         << "; seed " << o.seed << ", " << o.reps << " timed calls per row; " << context.timing
         << "; " << context.l2_policy << ".\n" << table;
   }
-  std::size_t wrong = 0;
-  for (const auto& row : rows) wrong += row.status != "ok";
-  if (wrong > 0)
-    throw Error(ErrorCode::cuda_error, std::to_string(wrong) + " implementation(s) gave wrong results (see the table)");
+  fail_on_wrong_results(rows);
 }
 
 }  // namespace

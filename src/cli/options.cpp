@@ -145,6 +145,14 @@ void write_outputs(const std::string& csv_path, const std::string& json_path,
   }
 }
 
+void fail_on_wrong_results(const std::vector<bench::Measurement>& rows) {
+  std::size_t wrong = 0;
+  for (const auto& row : rows) wrong += row.status != "ok";
+  if (wrong > 0)
+    throw Error(ErrorCode::cuda_error,
+                std::to_string(wrong) + " implementation(s) gave wrong results (see the table)");
+}
+
 ProgressPrinter::ProgressPrinter() : start_(std::chrono::steady_clock::now()) {}
 
 bool ProgressPrinter::visible() const {

@@ -35,6 +35,9 @@ bench::Context make_context(const std::string& command, const DeviceInfo& device
 void write_outputs(const std::string& csv_path, const std::string& json_path,
                    const bench::Context& context, const std::vector<bench::Measurement>& rows);
 
+//! Throws reducelab::Error naming how many rows gave a wrong result (the table says which).
+void fail_on_wrong_results(const std::vector<bench::Measurement>& rows);
+
 //! Progress on stderr, but only once a run has taken more than a second.
 class ProgressPrinter {
  public:

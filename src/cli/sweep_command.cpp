@@ -101,10 +101,7 @@ void run_sweep(const SweepOptions& o) {
   progress.finish();
   std::cout << bench::render_table(rows) << std::flush;
   write_outputs(o.csv, o.json, context, rows);
-  std::size_t wrong = 0;
-  for (const auto& row : rows) wrong += row.status != "ok";
-  if (wrong > 0)
-    throw Error(ErrorCode::cuda_error, std::to_string(wrong) + " implementation(s) gave wrong results (see the table)");
+  fail_on_wrong_results(rows);
 }
 
 }  // namespace

@@ -4,19 +4,20 @@
 #include <cctype>
 #include <string>
 
+#include "common/text.hpp"
 #include "reducelab/dtype.hpp"
 #include "reducelab/op.hpp"
 #include "reducelab/error.hpp"
 
 namespace reducelab {
-namespace {
-std::string lower(std::string_view text) {
+namespace detail {
+std::string to_lower(std::string_view text) {
   std::string out(text);
   std::transform(out.begin(), out.end(), out.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
 }
-}  // namespace
+}  // namespace detail
 
 std::string_view to_string(Op op) {
   switch (op) {
@@ -31,7 +32,7 @@ std::string_view to_string(Op op) {
 }
 
 Op parse_op(std::string_view text) {
-  const std::string name = lower(text);
+  const std::string name = detail::to_lower(text);
   for (Op op : kAllOps)
     if (name == to_string(op)) return op;
   throw Error(ErrorCode::invalid_argument,
@@ -53,7 +54,7 @@ std::string_view to_string(DType dtype) {
 }
 
 DType parse_dtype(std::string_view text) {
-  const std::string name = lower(text);
+  const std::string name = detail::to_lower(text);
   struct Alias { const char* name; DType dtype; };
   static constexpr Alias kAliases[] = {
       {"f32", DType::f32}, {"float", DType::f32}, {"float32", DType::f32},

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "common/text.hpp"
 #include "ladder/ladder.hpp"
 #include "reducelab/error.hpp"
 
@@ -60,24 +61,19 @@ const std::vector<Rung>& rungs() {
 }
 
 namespace {
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
+using ::reducelab::detail::to_lower;
 }  // namespace
 
 const Rung* find_rung(std::string_view id) {
-  const std::string wanted = lower(id);
+  const std::string wanted = to_lower(id);
   for (const Rung& rung : rungs())
-    if (lower(rung.id) == wanted) return &rung;
+    if (to_lower(rung.id) == wanted) return &rung;
   return nullptr;
 }
 
 std::vector<const Rung*> parse_rung_list(std::string_view text) {
   std::vector<const Rung*> out;
-  if (lower(text) == "all") {
+  if (to_lower(text) == "all") {
     for (const Rung& rung : rungs()) out.push_back(&rung);
     return out;
   }
