@@ -164,6 +164,54 @@ void overheads(const DeviceInfo& dev, int reps) {
   REDUCELAB_CUDA_CHECK(cudaStreamDestroy(stream));
 }
 
+// The floor of any one-kernel reduction at large sizes: a grid-stride float4 read with U loads
+// in flight per thread that only adds into a register, with no block or grid combine. Compared
+// with the production kernel and CUB in the same table, it shows how much of a call is left to
+// win once the bytes are read as fast as this machine reads them.
+template <int kUnroll>
+__global__ void __launch_bounds__(512) stream_floor_kernel(const float4* x, std::size_t vectors, float* out) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  float acc = 0.f;
+  for (; i + (kUnroll - 1) * stride < vectors; i += kUnroll * stride) {
+    float4 v[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) v[u] = __ldg(x + i + u * stride);
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) acc += (v[u].x + v[u].y) + (v[u].z + v[u].w);
+  }
+  for (; i < vectors; i += stride) {
+    const float4 v = __ldg(x + i);
+    acc += (v.x + v.y) + (v.z + v.w);
+  }
+  if (acc == -1.2345f) *out = acc;  // never true for our inputs; keeps the loads live
+}
+
+template <int kUnroll>
+Variant stream_floor() {
+  char name[96];
+  std::snprintf(name, sizeof(name), "stream floor: float4 read + add, U=%d, no combine", kUnroll);
+  return {name, [](const void* x, const void*, std::size_t n, void* out, cudaStream_t s) {
+            static unsigned grid = 0;
+            if (grid == 0) {
+              int device = 0, sms = 0, per_sm = 0;
+              REDUCELAB_CUDA_CHECK(cudaGetDevice(&device));
+              REDUCELAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+              REDUCELAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                  &per_sm, stream_floor_kernel<kUnroll>, 512, 0));
+              grid = static_cast<unsigned>(sms * per_sm);
+            }
+            stream_floor_kernel<kUnroll><<<grid, 512, 0, s>>>(static_cast<const float4*>(x), n / 4,
+                                                              static_cast<float*>(out));
+            REDUCELAB_CHECK_LAUNCH("stream_floor_kernel");
+          }};
+}
+
+template <class Traits, int kBlock, int kUnroll>
+Variant v(const char* op) {
+  return variant<Traits, Config<kBlock, kUnroll, LoadHint::no_alloc>>(op);
+}
+
 int run(int argc, char** argv) {
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   const DeviceInfo dev = query_device(0);
@@ -171,47 +219,61 @@ int run(int argc, char** argv) {
               dev.sm_count, dev.peak_gbps, dev.driver.c_str());
   const int reps = quick ? 20 : 40;
   using detail::ArgTraits;
+  using detail::ExtremumTraits;
   using detail::SumTraits;
   overheads(dev, reps);
-  const std::vector<int> sizes = {16, 18, 20, 22, 24, 27, 30};
-  run_family<float>("f32 sum", Op::sum,
-                    {variant<SumTraits<float, 1>, Config<256, 4, LoadHint::no_alloc>>("sum"),
+  // Large f32 sums against the stream floor: what is left between the kernel and the DRAM.
+  run_family<float>("f32 sum, large, against the stream floor", Op::sum,
+                    {v<SumTraits<float, 1>, 512, 4>("sum"), v<SumTraits<float, 1>, 1024, 2>("sum"),
                      variant<SumTraits<float, 1>, Config<512, 4, LoadHint::plain>>("sum"),
-                     variant<SumTraits<float, 1>, Config<512, 4, LoadHint::no_alloc>>("sum"),
-                     variant<SumTraits<float, 1>, Config<512, 4, LoadHint::stream>>("sum"),
-                     variant<SumTraits<float, 1>, Config<512, 8, LoadHint::no_alloc>>("sum")},
-                    sizes, dev, reps);
+                     stream_floor<4>(), stream_floor<8>()},
+                    {24, 26, 27, 30}, dev, reps);
+  // Small f32 sums: does a smaller block make the one- and few-block calls cheaper?
+  run_family<float>("f32 sum, small", Op::sum,
+                    {v<SumTraits<float, 1>, 512, 4>("sum"), v<SumTraits<float, 1>, 256, 4>("sum"),
+                     v<SumTraits<float, 1>, 128, 4>("sum"), v<SumTraits<float, 1>, 256, 8>("sum")},
+                    {10, 12, 13, 14, 16, 18, 20}, dev, reps);
   const std::vector<int> mid = {20, 27};
   run_family<__half>("f16 sum", Op::sum,
-                     {variant<SumTraits<__half, 1>, Config<512, 4, LoadHint::no_alloc>>("sum"),
-                      variant<SumTraits<__half, 1>, Config<512, 8, LoadHint::no_alloc>>("sum"),
-                      variant<SumTraits<__half, 1>, Config<512, 4, LoadHint::prefetch>>("sum")},
-                     mid, dev, reps);
-  run_family<float>("f32 argmax", Op::argmax,
-                    {variant<ArgTraits<float, false>, Config<512, 4, LoadHint::no_alloc>>("argmax"),
-                     variant<ArgTraits<float, false>, Config<512, 8, LoadHint::no_alloc>>("argmax"),
-                     variant<ArgTraits<float, false>, Config<256, 8, LoadHint::no_alloc>>("argmax")},
-                    mid, dev, reps);
-  run_family<double>("f64 argmax", Op::argmax,
-                     {variant<ArgTraits<double, false>, Config<512, 4, LoadHint::no_alloc>>("argmax"),
-                      variant<ArgTraits<double, false>, Config<512, 8, LoadHint::no_alloc>>("argmax"),
-                      variant<ArgTraits<double, false>, Config<256, 4, LoadHint::no_alloc>>("argmax"),
-                      variant<ArgTraits<double, false>, Config<256, 8, LoadHint::no_alloc>>("argmax")},
-                     mid, dev, reps);
-  run_family<std::uint64_t>("u64 argmin", Op::argmin,
-                            {variant<ArgTraits<std::uint64_t, true>, Config<512, 4, LoadHint::no_alloc>>("argmin"),
-                             variant<ArgTraits<std::uint64_t, true>, Config<512, 8, LoadHint::no_alloc>>("argmin"),
-                             variant<ArgTraits<std::uint64_t, true>, Config<256, 4, LoadHint::no_alloc>>("argmin")},
-                            mid, dev, reps);
+                     {v<SumTraits<__half, 1>, 512, 4>("sum"), v<SumTraits<__half, 1>, 512, 8>("sum"),
+                      v<SumTraits<__half, 1>, 256, 8>("sum"), v<SumTraits<__half, 1>, 1024, 4>("sum")},
+                     {20, 26, 27}, dev, reps);
   run_family<double>("f64 sum", Op::sum,
-                     {variant<SumTraits<double, 1>, Config<512, 4, LoadHint::no_alloc>>("sum"),
-                      variant<SumTraits<double, 1>, Config<512, 8, LoadHint::no_alloc>>("sum"),
-                      variant<SumTraits<double, 1>, Config<256, 4, LoadHint::no_alloc>>("sum")},
+                     {v<SumTraits<double, 1>, 512, 4>("sum"), v<SumTraits<double, 1>, 512, 8>("sum"),
+                      v<SumTraits<double, 1>, 256, 8>("sum")},
+                     mid, dev, reps);
+  run_family<double>("f64 max", Op::max,
+                     {v<ExtremumTraits<double, device::Max>, 512, 4>("max"),
+                      v<ExtremumTraits<double, device::Max>, 512, 8>("max"),
+                      v<ExtremumTraits<double, device::Max>, 256, 8>("max")},
                      mid, dev, reps);
   run_family<double>("f64 dot", Op::dot,
-                     {variant<SumTraits<double, 2>, Config<512, 4, LoadHint::no_alloc>>("dot"),
-                      variant<SumTraits<double, 2>, Config<512, 2, LoadHint::no_alloc>>("dot")},
+                     {v<SumTraits<double, 2>, 512, 2>("dot"), v<SumTraits<double, 2>, 512, 4>("dot"),
+                      v<SumTraits<double, 2>, 256, 4>("dot")},
                      mid, dev, reps);
+  run_family<std::int64_t>("i64 dot", Op::dot,
+                           {v<SumTraits<std::int64_t, 2>, 512, 2>("dot"),
+                            v<SumTraits<std::int64_t, 2>, 512, 4>("dot"),
+                            v<SumTraits<std::int64_t, 2>, 256, 4>("dot")},
+                           mid, dev, reps);
+  run_family<float>("f32 argmax", Op::argmax,
+                    {v<ArgTraits<float, false>, 256, 8>("argmax"), v<ArgTraits<float, false>, 512, 4>("argmax"),
+                     v<ArgTraits<float, false>, 512, 8>("argmax"), v<ArgTraits<float, false>, 256, 4>("argmax")},
+                    mid, dev, reps);
+  run_family<__half>("f16 argmax", Op::argmax,
+                     {v<ArgTraits<__half, false>, 256, 8>("argmax"), v<ArgTraits<__half, false>, 512, 4>("argmax"),
+                      v<ArgTraits<__half, false>, 512, 8>("argmax")},
+                     {20, 26, 27}, dev, reps);
+  run_family<double>("f64 argmax", Op::argmax,
+                     {v<ArgTraits<double, false>, 512, 4>("argmax"), v<ArgTraits<double, false>, 512, 8>("argmax"),
+                      v<ArgTraits<double, false>, 256, 4>("argmax"), v<ArgTraits<double, false>, 256, 8>("argmax")},
+                     mid, dev, reps);
+  run_family<std::uint64_t>("u64 argmin", Op::argmin,
+                            {v<ArgTraits<std::uint64_t, true>, 512, 4>("argmin"),
+                             v<ArgTraits<std::uint64_t, true>, 512, 8>("argmin"),
+                             v<ArgTraits<std::uint64_t, true>, 256, 4>("argmin"),
+                             v<ArgTraits<std::uint64_t, true>, 256, 8>("argmin")},
+                            mid, dev, reps);
   return 0;
 }
 
