@@ -25,11 +25,6 @@ TEST(Profile, KernelNamesMapToImplementations) {
   EXPECT_EQ(impl_of_kernel("void reduce_kernel<reducelab::detail::ArgTraits<float, true>, 256, 8, "
                            "(reducelab::device::LoadHint)1, true>(reducelab::detail::KernelArgs<T1::Elem>)"),
             "reducelab");
-  // As ncu prints it by default (function base name only): this is why the second H200 profile
-  // still had no reducelab row.
-  EXPECT_EQ(impl_of_kernel("reduce_kernel"), "reducelab");
-  EXPECT_EQ(impl_of_kernel("DeviceReduceKernel"), "CUB");
-  EXPECT_EQ(impl_of_kernel("v6_warp_shuffle_kernel"), "V6");
   EXPECT_EQ(impl_of_kernel("void cub::CUB_300001_SM_900::detail::reduce::DeviceReduceKernel<...>"), "CUB");
   EXPECT_EQ(impl_of_kernel("void at::native::reduce_kernel<...>"), "");
   EXPECT_EQ(metric_base_name("dram__bytes_read.sum"), "dram__bytes_read");

@@ -92,15 +92,11 @@ std::string impl_of_kernel(std::string_view name) {
       "v6_warp_shuffle_kernel",      "v7_vector_grid_stride_kernel"};
   for (int r = 0; r < 8; ++r)
     if (name.find(kRungKernels[r]) != std::string_view::npos) return "V" + std::to_string(r);
-  // The production kernel, as ncu may print it: "reduce_kernel" alone (function base names),
-  // "void reduce_kernel<reducelab::detail::...>" (no function namespace) or fully qualified. A
-  // reduce_kernel of another namespace ("at::native::reduce_kernel") is not ours.
-  if (const auto pos = name.find("reduce_kernel"); pos != std::string_view::npos) {
-    constexpr std::string_view kOurs = "reducelab::detail::";
-    const bool bare = pos == 0 || name[pos - 1] == ' ';
-    const bool qualified = pos >= kOurs.size() && name.substr(pos - kOurs.size(), kOurs.size()) == kOurs;
-    if (bare || qualified) return "reducelab";
-  }
+  // ncu prints the function without its namespace ("void reduce_kernel<reducelab::detail::...>"),
+  // so match the name together with our namespace in its template arguments.
+  if (name.find("reduce_kernel") != std::string_view::npos &&
+      name.find("reducelab::detail::") != std::string_view::npos)
+    return "reducelab";
   if (name.find("cub::") != std::string_view::npos || name.find("DeviceReduce") != std::string_view::npos)
     return "CUB";
   return "";

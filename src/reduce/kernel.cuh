@@ -151,10 +151,7 @@ __global__ void __launch_bounds__(kBlock) reduce_kernel(KernelArgs<typename Trai
   }
   __syncthreads();
   if (!is_last_block) return;
-  // No fence here: thread 0's acquire, then the barrier, order every thread's reads after the
-  // releases of all other blocks (causality order is transitive across the CTA barrier), and the
-  // partials are read from L2 (ld.cg). The fence this replaced cost a memory round trip on the
-  // critical path of every multi-block call.
+  __threadfence();  // extend thread 0's acquire to the whole block before it reads partials
   acc = Traits::identity();
   for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock)
     acc = Traits::combine(acc, load_partial(partials + b));

@@ -133,63 +133,24 @@ struct SumTraits {
 
 // ---- min and max ---------------------------------------------------------------------------
 
-// What a double min/max thread carries: the extremum of the numbers seen, NaN ignored, and
-// whether a NaN was seen. The NaN-propagating compare costs two compares and a select per
-// element in f64 (there is no min.NaN.f64); this costs one compare and select, and one unordered
-// test per pair of elements. The result is the same: NaN if any element is NaN.
-template <class V>
-struct NanFlagged {
-  V value;
-  bool nan;
-};
-
 template <class T, class Extremum>
 struct ExtremumTraits {
   using Elem = T;
   using Acc = compare_t<T>;
-  static constexpr bool kNanFlag = std::is_same_v<Acc, double>;
-  static constexpr bool kIsMax = std::is_same_v<Extremum, device::Max>;
-  using State = std::conditional_t<kNanFlag, NanFlagged<Acc>, Acc>;
+  using State = Acc;
   using Out = T;
   static constexpr int kArrays = 1;
   __device__ static Acc identity() { return Extremum::template identity<Acc>(); }
-  __device__ static State start() {
-    if constexpr (kNanFlag) {
-      return {identity(), false};
-    } else {
-      return identity();
-    }
-  }
-  __device__ static Acc finish(State state, const T*) {
-    if constexpr (kNanFlag) {
-      return state.nan ? cuda::std::numeric_limits<Acc>::quiet_NaN() : state.value;
-    } else {
-      return state;
-    }
-  }
+  __device__ static State start() { return identity(); }
+  __device__ static Acc finish(State state, const T*) { return state; }
   __device__ static Acc combine(Acc a, Acc b) { return Extremum{}(a, b); }
-  // NaN-ignoring pick: a NaN candidate compares false and is never taken.
-  __device__ static Acc pick(Acc current, Acc candidate) {
-    return (kIsMax ? candidate > current : candidate < current) ? candidate : current;
-  }
-  __device__ static void update(State& state, T x, T, std::size_t) {
-    if constexpr (kNanFlag) {
-      state.nan |= x != x;
-      state.value = pick(state.value, x);
-    } else {
-      state = Extremum{}(state, widen<Acc>(x));
-    }
+  __device__ static void update(Acc& acc, T x, T, std::size_t) {
+    acc = Extremum{}(acc, widen<Acc>(x));
   }
   template <int kCount>
-  __device__ static void update_vector(State& state, const T (&x)[kCount], const T (&)[kCount],
+  __device__ static void update_vector(Acc& acc, const T (&x)[kCount], const T (&)[kCount],
                                        std::size_t) {
-    if constexpr (kNanFlag) {
-      static_assert(kCount == 2, "a 16-byte vector holds two doubles");
-      state.nan |= isnan(x[0]) || isnan(x[1]);
-      state.value = pick(state.value, pick(x[0], x[1]));
-    } else {
-      state = Extremum{}(state, vector_extremum<Extremum>(x));
-    }
+    acc = Extremum{}(acc, vector_extremum<Extremum>(x));
   }
   __device__ static Out finalize(Acc acc) { return narrow<T>(acc); }
   __device__ static void store(void* out, Acc acc) { *static_cast<Out*>(out) = finalize(acc); }
