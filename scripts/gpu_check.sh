@@ -43,7 +43,7 @@ for s in "$@"; do
     production) step production production.log "$cli" bench --op all --dtype all --rungs none --json "$out/production.json" --md "$out/production.md" ;;
     tune) step tune tune.log "$tune" ;;
     sweep) step sweep sweep.log "$cli" sweep --from 10 --to 30 --json "$out/sweep.json" ;;
-    profile) step profile profile.log "$cli" profile --n 2^24 --md "$out/profile.md" ;;
+    profile) step profile profile.log "$cli" profile --n 2^24 --md "$out/profile.md" --raw-csv "$out/profile.csv" ;;
     sanitize) OUT=$out step sanitize sanitize.log scripts/sanitize.sh "$tests"; cat "$out/sanitize.log" ;;
     *) echo "unknown step $s"; exit 2 ;;
   esac

@@ -92,11 +92,17 @@ std::string impl_of_kernel(std::string_view name) {
       "v6_warp_shuffle_kernel",      "v7_vector_grid_stride_kernel"};
   for (int r = 0; r < 8; ++r)
     if (name.find(kRungKernels[r]) != std::string_view::npos) return "V" + std::to_string(r);
-  // ncu prints the function without its namespace ("void reduce_kernel<reducelab::detail::...>"),
-  // so match the name together with our namespace in its template arguments.
-  if (name.find("reduce_kernel") != std::string_view::npos &&
-      name.find("reducelab::detail::") != std::string_view::npos)
-    return "reducelab";
+  // The production kernel, however ncu qualifies it: "reduce_kernel" alone (function base
+  // names), "void reducelab::reduce_kernel<reducelab::SumTraits<float, 1>, ...>" (what ncu 2025
+  // prints with --print-kernel-base demangled: it drops the inner namespace), or fully qualified.
+  // A reduce_kernel of another library ("at::native::reduce_kernel") is not ours.
+  if (const auto pos = name.find("reduce_kernel"); pos != std::string_view::npos) {
+    const auto start = name.rfind(' ', pos);
+    const std::string_view qualifier =
+        name.substr(start == std::string_view::npos ? 0 : start + 1,
+                    pos - (start == std::string_view::npos ? 0 : start + 1));
+    if (qualifier.empty() || qualifier.rfind("reducelab::", 0) == 0) return "reducelab";
+  }
   if (name.find("cub::") != std::string_view::npos || name.find("DeviceReduce") != std::string_view::npos)
     return "CUB";
   return "";

@@ -123,7 +123,7 @@ void run_profile(const ProfileOptions& o) {
   capture(quote(ncu) + " --clock-control none --metrics " + metrics + " -f -o " + quote(report) +
           " " + target.str() + " 2>&1");
   const std::string csv = capture(quote(ncu) + " --import " + quote(report + ".ncu-rep") +
-                                  " --csv --page raw --print-units base 2>/dev/null");
+                                  " --csv --page raw --print-units base --print-kernel-base demangled 2>/dev/null");
   std::filesystem::remove_all(dir);
 
   const auto impls = bench::aggregate_ncu_csv(csv, n);

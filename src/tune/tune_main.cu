@@ -207,6 +207,15 @@ Variant stream_floor() {
           }};
 }
 
+// f64 max with CUB's compare (a > b ? a : b, NaN not propagated): not a reducelab op, only
+// a measure of what NaN propagation costs (the production op needs two compares per element).
+struct MaxIgnoringNaN {
+  template <class T>
+  __device__ T operator()(const T& a, const T& b) const { return a > b ? a : b; }
+  template <class T>
+  __host__ __device__ static constexpr T identity() { return device::Max::identity<T>(); }
+};
+
 template <class Traits, int kBlock, int kUnroll>
 Variant v(const char* op) {
   return variant<Traits, Config<kBlock, kUnroll, LoadHint::no_alloc>>(op);
@@ -244,9 +253,20 @@ int run(int argc, char** argv) {
                      mid, dev, reps);
   run_family<double>("f64 max", Op::max,
                      {v<ExtremumTraits<double, device::Max>, 512, 4>("max"),
-                      v<ExtremumTraits<double, device::Max>, 512, 8>("max"),
-                      v<ExtremumTraits<double, device::Max>, 256, 8>("max")},
+                      v<ExtremumTraits<double, device::Max>, 256, 4>("max"),
+                      v<ExtremumTraits<double, device::Max>, 512, 2>("max"),
+                      v<ExtremumTraits<double, device::Max>, 1024, 2>("max"),
+                      v<ExtremumTraits<double, MaxIgnoringNaN>, 512, 4>("max, NaN ignored (CUB's compare)")},
                      mid, dev, reps);
+  run_family<double>("f64 min", Op::min,
+                     {v<ExtremumTraits<double, device::Min>, 512, 4>("min"),
+                      v<ExtremumTraits<double, device::Min>, 256, 4>("min"),
+                      v<ExtremumTraits<double, device::Min>, 512, 2>("min")},
+                     mid, dev, reps);
+  run_family<std::int64_t>("i64 max", Op::max,
+                           {v<ExtremumTraits<std::int64_t, device::Max>, 512, 4>("max"),
+                            v<ExtremumTraits<std::int64_t, device::Max>, 256, 4>("max")},
+                           mid, dev, reps);
   run_family<double>("f64 dot", Op::dot,
                      {v<SumTraits<double, 2>, 512, 2>("dot"), v<SumTraits<double, 2>, 512, 4>("dot"),
                       v<SumTraits<double, 2>, 256, 4>("dot")},
