@@ -156,39 +156,6 @@ struct ExtremumTraits {
   __device__ static void store(void* out, Acc acc) { *static_cast<Out*>(out) = finalize(acc); }
 };
 
-// min/max of double with a NaN flag: a thread keeps the extremum of its numbers with CUB's
-// one-compare select (a NaN is never picked) and, beside it, whether it saw a NaN; it returns NaN
-// if it did. Same results as ExtremumTraits; fewer dependent instructions per element, since f64
-// has no min.NaN. Blocks and the grid combine with the NaN-propagating operator as before.
-template <class Extremum>
-struct NanFlagExtremumTraits : ExtremumTraits<double, Extremum> {
-  using Base = ExtremumTraits<double, Extremum>;
-  using Acc = double;
-  struct State {
-    double value;
-    unsigned nan;  // nonzero once a NaN was seen
-  };
-  static constexpr bool kIsMax = std::is_same_v<Extremum, device::Max>;
-  __device__ static State start() { return {Base::identity(), 0u}; }
-  __device__ static Acc finish(State state, const double*) {
-    return state.nan ? cuda::std::numeric_limits<double>::quiet_NaN() : state.value;
-  }
-  __device__ static double pick(double current, double candidate) {
-    return (kIsMax ? candidate > current : candidate < current) ? candidate : current;
-  }
-  __device__ static void update(State& state, double x, double, std::size_t) {
-    state.nan |= static_cast<unsigned>(x != x);
-    state.value = pick(state.value, x);
-  }
-  template <int kCount>
-  __device__ static void update_vector(State& state, const double (&x)[kCount],
-                                       const double (&)[kCount], std::size_t) {
-    static_assert(kCount == 2, "a 16-byte vector holds two doubles");
-    state.nan |= static_cast<unsigned>((x[0] != x[0]) | (x[1] != x[1]));
-    state.value = pick(state.value, pick(x[0], x[1]));
-  }
-};
-
 // ---- argmin and argmax ---------------------------------------------------------------------
 
 template <class V>

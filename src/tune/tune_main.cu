@@ -255,16 +255,12 @@ int run(int argc, char** argv) {
                      {v<ExtremumTraits<double, device::Max>, 512, 4>("max"),
                       v<ExtremumTraits<double, device::Max>, 256, 4>("max"),
                       v<ExtremumTraits<double, device::Max>, 512, 2>("max"),
-                      v<detail::NanFlagExtremumTraits<device::Max>, 512, 4>("max, NaN flag"),
-                      v<detail::NanFlagExtremumTraits<device::Max>, 512, 2>("max, NaN flag"),
                       v<ExtremumTraits<double, MaxIgnoringNaN>, 512, 4>("max, NaN ignored (CUB's compare)")},
                      mid, dev, reps);
   run_family<double>("f64 min", Op::min,
                      {v<ExtremumTraits<double, device::Min>, 512, 4>("min"),
                       v<ExtremumTraits<double, device::Min>, 256, 4>("min"),
-                      v<ExtremumTraits<double, device::Min>, 512, 2>("min"),
-                      v<detail::NanFlagExtremumTraits<device::Min>, 512, 4>("min, NaN flag"),
-                      v<detail::NanFlagExtremumTraits<device::Min>, 256, 4>("min, NaN flag")},
+                      v<ExtremumTraits<double, device::Min>, 512, 2>("min")},
                      mid, dev, reps);
   run_family<std::int64_t>("i64 max", Op::max,
                            {v<ExtremumTraits<std::int64_t, device::Max>, 512, 4>("max"),
