@@ -13,8 +13,7 @@ namespace reducelab::detail {
 
 // Tuned on the H200 with build/release/src/reducelab_tune (docs/results/h200-tuning.md): the
 // bytes a thread keeps in flight, and the registers its state costs, decide the configuration.
-// The figures for 8-byte types and argmin/argmax below were taken while kernels of one element
-// type shared a resident-grid cache (fixed in resident_grid); they are to be measured again.
+// Figures are 2^27 elements, one tune run each (runs differ by ~1-2% between machines).
 template <int kBlock_, int kUnroll_>
 struct Config {
   static constexpr int kBlock = kBlock_;  // threads per block
@@ -23,27 +22,29 @@ struct Config {
   static constexpr int kMinVectorsPerThread = 1;  // small inputs: blocks = vectors / block
 };
 
-// sum, min, max of 1-, 2- and 4-byte types: 512 x 4 (f32 sum 2^27: 125.4 us, CUB 129.3 us).
+// sum, min, max of 1-, 2- and 4-byte types, and min/max of 8-byte types: 512 x 4 (f32 sum:
+// 125.8 us, 1024 x 2 127.0, CUB 128.9; f64 max: 244.4 us, 256 x 4 244.5, 512 x 2 245.3, CUB
+// 242.6; 512 x 8 283.1 vs 249.2 for 512 x 4 in another run).
 using TunedConfig = Config<512, 4>;
 
 template <class Traits>
 struct ConfigFor {
-  using type = TunedConfig;  // min, max (f64 max 2^27: U=4 253.5 us, U=8 282.9 us, CUB ~250)
+  using type = TunedConfig;
 };
-// sum of 8-byte elements: 8 vectors in flight (f64 sum 2^27: U=8 246.9 us, U=4 282.0 us, CUB
-// 251.1 us in one tuning run; 245.2 vs CUB 245.9 in the bench).
+// sum of 8-byte elements: 8 vectors in flight (f64 sum: U=8 245.8 us, U=4 248.2, CUB 247.2).
 template <class T>
 struct ConfigFor<SumTraits<T, 1>> {
   using type = std::conditional_t<sizeof(T) == 8, Config<512, 8>, TunedConfig>;
 };
-// dot loads two arrays: 2 vectors of each in flight (f64 dot 2^27: U=2 479.1 us, U=4 489.4 us).
+// dot loads two arrays: 2 vectors of each in flight (f64 dot: U=2 468.7 us, U=4 480.4, CUB 474.5;
+// i64 dot: all three configurations within 0.2%).
 template <class T>
 struct ConfigFor<SumTraits<T, 2>> {
   using type = Config<512, 2>;
 };
-// argmin/argmax carry a larger state (38 registers for f32): 256 x 8 for small types (f32 argmax
-// 2^27: 128.8 us; 512 x 8: 131.8; 512 x 4: 143.2; CUB 131.7), 512 x 4 for 8-byte types (f64
-// argmax: 247.1 us; 512 x 8: 251.5; CUB 250.1).
+// argmin/argmax carry a larger state (38 registers for f32 at U=4): 256 x 8 for small types
+// (f32 argmax: 127.5 us, 512 x 4 127.7, 256 x 4 129.5, CUB 133.0; f16 argmax: 70.5 us, 512 x 4
+// 68.8, CUB 91.0), 512 x 4 for 8-byte types (f64 argmax: 243.2 us, 512 x 8 245.8, CUB 248.2).
 template <class T, bool kIsMin>
 struct ConfigFor<ArgTraits<T, kIsMin>> {
   using type = std::conditional_t<sizeof(T) == 8, Config<512, 4>, Config<256, 8>>;
