@@ -117,7 +117,7 @@ __global__ void empty_kernel() {}
 
 // Where the time of a small call goes: an empty kernel, a one-element reduction through the
 // public API (argument checks included) and straight through the launcher, and CUB.
-void overheads(const DeviceInfo& dev, int reps) {
+void overheads(int reps) {
   cudaStream_t stream = nullptr;
   REDUCELAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   DeviceBuffer<float> x(1 << 20);
@@ -158,7 +158,6 @@ void overheads(const DeviceInfo& dev, int reps) {
               "| launch_with n=1 (no checks) | %.2f |\n| CUB sum n=1 | %.2f |\n"
               "| f32 sum 2^27 one call | %.1f |\n| f32 sum 2^27 per kernel, 20 in a graph | %.1f |\n",
               empty, api, direct, cub_one, single, graph20 / 20);
-  (void)dev;
   REDUCELAB_CUDA_CHECK(cudaGraphExecDestroy(exec));
   REDUCELAB_CUDA_CHECK(cudaGraphDestroy(graph));
   REDUCELAB_CUDA_CHECK(cudaStreamDestroy(stream));
@@ -188,19 +187,15 @@ __global__ void __launch_bounds__(512) stream_floor_kernel(const float4* x, std:
 }
 
 template <int kUnroll>
+struct StreamFloorTag {};
+
+template <int kUnroll>
 Variant stream_floor() {
   char name[96];
   std::snprintf(name, sizeof(name), "stream floor: float4 read + add, U=%d, no combine", kUnroll);
   return {name, [](const void* x, const void*, std::size_t n, void* out, cudaStream_t s) {
-            static unsigned grid = 0;
-            if (grid == 0) {
-              int device = 0, sms = 0, per_sm = 0;
-              REDUCELAB_CUDA_CHECK(cudaGetDevice(&device));
-              REDUCELAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-              REDUCELAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                  &per_sm, stream_floor_kernel<kUnroll>, 512, 0));
-              grid = static_cast<unsigned>(sms * per_sm);
-            }
+            // The same "resident blocks x SMs" grid, cached per device, as the production launcher.
+            const unsigned grid = detail::resident_grid<StreamFloorTag<kUnroll>>(stream_floor_kernel<kUnroll>, 512);
             stream_floor_kernel<kUnroll><<<grid, 512, 0, s>>>(static_cast<const float4*>(x), n / 4,
                                                               static_cast<float*>(out));
             REDUCELAB_CHECK_LAUNCH("stream_floor_kernel");
@@ -230,7 +225,7 @@ int run(int argc, char** argv) {
   using detail::ArgTraits;
   using detail::ExtremumTraits;
   using detail::SumTraits;
-  overheads(dev, reps);
+  overheads(reps);
   // Large f32 sums against the stream floor: what is left between the kernel and the DRAM.
   run_family<float>("f32 sum, large, against the stream floor", Op::sum,
                     {v<SumTraits<float, 1>, 512, 4>("sum"), v<SumTraits<float, 1>, 1024, 2>("sum"),
