@@ -72,6 +72,46 @@ TEST_F(ProductionStreams, EightStreamsFourThreadsAtOnce) {
   for (cudaStream_t s : streams) REDUCELAB_CUDA_CHECK(cudaStreamDestroy(s));
 }
 
+// A thread remembers the workspaces of its last 8 streams without taking a lock; with more
+// streams than that it must still never hand one stream's workspace to another.
+TEST_F(ProductionStreams, MoreStreamsThanAThreadRemembers) {
+  constexpr int kStreams = 20;
+  constexpr int kRounds = 3;
+  std::vector<std::vector<float>> host(kStreams);
+  std::vector<DeviceBuffer<float>> device;
+  std::vector<float> expected(kStreams);
+  std::vector<cudaStream_t> streams(kStreams);
+  for (int s = 0; s < kStreams; ++s) {
+    const std::size_t n = (std::size_t{1} << 18) + 31 * s;
+    host[s] = bench::random_vector<float>(n, kSeed + 7 * s, Distribution::small_integers);
+    const float* none = nullptr;
+    expected[s] = static_cast<float>(bench::reference(Op::sum, host[s].data(), none, n).total);
+    device.push_back(upload(host[s]));
+    REDUCELAB_CUDA_CHECK(cudaStreamCreateWithFlags(&streams[s], cudaStreamNonBlocking));
+  }
+  DeviceBuffer<float> outs(kRounds * kStreams);
+  REDUCELAB_CUDA_CHECK(cudaMemset(outs.data(), 0, outs.bytes()));
+  // Queued without waiting: streams that shared a workspace would race on its counter.
+  for (int round = 0; round < kRounds; ++round)
+    for (int s = 0; s < kStreams; ++s)
+      reducelab::sum(device[s].data(), device[s].size(), outs.data() + round * kStreams + s,
+                     streams[s]);
+  for (cudaStream_t s : streams) REDUCELAB_CUDA_CHECK(cudaStreamSynchronize(s));
+  std::vector<float> got(outs.size());
+  REDUCELAB_CUDA_CHECK(cudaMemcpy(got.data(), outs.data(), outs.bytes(), cudaMemcpyDeviceToHost));
+  for (int round = 0; round < kRounds; ++round)
+    for (int s = 0; s < kStreams; ++s)
+      EXPECT_EQ(got[round * kStreams + s], expected[s]) << "round " << round << ", stream " << s;
+  // New streams (which may reuse a destroyed stream's handle) get their own workspaces.
+  for (int s = 0; s < kStreams / 2; ++s) {
+    REDUCELAB_CUDA_CHECK(cudaStreamDestroy(streams[s]));
+    REDUCELAB_CUDA_CHECK(cudaStreamCreateWithFlags(&streams[s], cudaStreamNonBlocking));
+  }
+  for (int s = 0; s < kStreams; ++s)
+    EXPECT_EQ(reducelab::sum(device[s].data(), device[s].size(), streams[s]), expected[s]) << s;
+  for (cudaStream_t s : streams) REDUCELAB_CUDA_CHECK(cudaStreamDestroy(s));
+}
+
 TEST_F(ProductionStreams, GraphCaptureAndReplay) {
   const std::size_t n = (std::size_t{1} << 22) + 11;
   DeviceBuffer<float> x(n);

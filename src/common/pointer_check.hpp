@@ -3,12 +3,25 @@
 // reducelab::Error and never a kernel fault that would poison the CUDA context.
 
 #include <cstddef>
+#include <initializer_list>
 
 namespace reducelab::detail {
 
-//! Throws reducelab::Error unless `ptr` is usable as device input/output of `count` elements of
-//! `alignment` bytes on the current device: non-null when count > 0, aligned, and device or
-//! managed memory of the current device (not host memory, pinned or pageable).
+//! One pointer argument: `count` elements of `alignment` bytes, called `name` in messages.
+struct PointerArg {
+  const void* ptr;
+  std::size_t count;
+  std::size_t alignment;
+  const char* name;
+};
+
+//! Throws reducelab::Error unless every argument is usable as device input/output on `device`
+//! (the current device): non-null when count > 0, aligned, and device or managed memory of that
+//! device (not host memory, pinned or pageable). Null and alignment are checked for every
+//! argument before any CUDA query. At most 4 arguments.
+void require_device_pointers(std::initializer_list<PointerArg> args, int device);
+
+//! The same for one pointer, on the current device.
 void require_device_pointer(const void* ptr, std::size_t count, std::size_t alignment,
                             const char* name);
 

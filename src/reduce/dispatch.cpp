@@ -33,13 +33,21 @@ ResultLayout result_layout(Op op, DType dtype) {
   });
 }
 
-void validate_inputs(Op op, DType dtype, const void* d_x, const void* d_y, std::size_t n) {
+void require_not_empty(Op op, std::size_t n) {
   if (n == 0 && op != Op::sum && op != Op::dot)
     throw Error(ErrorCode::invalid_argument,
                 std::string(to_string(op)) + " of an empty input (n = 0) is undefined");
+}
+
+// Every pointer of a call in one batch of queries (pointer_check.hpp).
+void require_pointers(Op op, DType dtype, const void* d_x, const void* d_y, std::size_t n,
+                      const PointerArg& out, int device) {
   const std::size_t element = size_of(dtype);
-  require_device_pointer(d_x, n, element, op == Op::dot ? "x" : "input");
-  if (op == Op::dot) require_device_pointer(d_y, n, element, "y");
+  if (op == Op::dot) {
+    require_device_pointers({{d_x, n, element, "x"}, {d_y, n, element, "y"}, out}, device);
+  } else {
+    require_device_pointers({{d_x, n, element, "input"}, out}, device);
+  }
 }
 
 void launch_validated(Op op, DType dtype, const void* d_x, const void* d_y, std::size_t n,
@@ -55,36 +63,41 @@ void launch_validated(Op op, DType dtype, const void* d_x, const void* d_y, std:
 
 void reduce_async(Op op, DType dtype, const void* d_x, const void* d_y, std::size_t n,
                   void* d_out, cudaStream_t stream) {
-  validate_inputs(op, dtype, d_x, d_y, n);
+  require_not_empty(op, n);
+  const int device = current_device();
   const ResultLayout layout = result_layout(op, dtype);
-  require_device_pointer(d_out, 1, layout.alignment, "out");
+  require_pointers(op, dtype, d_x, d_y, n, {d_out, 1, layout.alignment, "out"}, device);
   if (n == 0) {  // sum or dot of nothing: 0, in every type (all-zero bits)
     REDUCELAB_CUDA_CHECK(cudaMemsetAsync(d_out, 0, layout.bytes, stream));
     return;
   }
   const bool capturing = is_capturing(stream);
-  launch_validated(op, dtype, d_x, d_y, n, d_out, workspace_for(stream, capturing), stream);
+  launch_validated(op, dtype, d_x, d_y, n, d_out, workspace_for(stream, capturing, device),
+                   stream);
 }
 
 void reduce_sync(Op op, DType dtype, const void* d_x, const void* d_y, std::size_t n,
                  void* h_out, cudaStream_t stream) {
-  validate_inputs(op, dtype, d_x, d_y, n);
+  require_not_empty(op, n);
   const ResultLayout layout = result_layout(op, dtype);
   if (n == 0) {
     std::memset(h_out, 0, layout.bytes);
     return;
   }
+  const int device = current_device();
+  require_pointers(op, dtype, d_x, d_y, n, {nullptr, 0, 1, "out (host)"}, device);
   if (is_capturing(stream))
     throw Error(ErrorCode::invalid_argument,
                 "the synchronous form cannot run while its stream is captured into a graph; use "
                 "the stream-ordered form with a device result pointer");
-  const WorkspaceView workspace = workspace_for(stream, false);
-  // Synchronous calls on one stream share its result slot: one at a time, launch to copy-back.
+  const WorkspaceView workspace = workspace_for(stream, false, device);
+  // Synchronous calls on one stream share its result slot: one at a time, launch to read-back.
+  // The kernel writes the result straight into pinned host memory; the synchronisation makes
+  // it visible here, and no copy is queued after the kernel.
   std::lock_guard<std::mutex> lock(*workspace.sync_mutex);
   launch_validated(op, dtype, d_x, d_y, n, workspace.d_result, workspace, stream);
-  REDUCELAB_CUDA_CHECK(
-      cudaMemcpyAsync(h_out, workspace.d_result, layout.bytes, cudaMemcpyDeviceToHost, stream));
   REDUCELAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::memcpy(h_out, workspace.h_result, layout.bytes);
 }
 
 }  // namespace reducelab::detail

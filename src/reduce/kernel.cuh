@@ -56,7 +56,14 @@ __device__ __forceinline__ void store_partial(Acc* address, const Acc& value) {
   for (int w = 0; w < static_cast<int>(sizeof(Acc) / 4); ++w) target[w] = words[w];
 }
 
-template <class Traits, int kBlock, int kUnroll, device::LoadHint kHint, bool kYVector>
+// The grid step: each block's thread 0 publishes its partial and takes a ticket; the block with
+// the last ticket folds all partials. `fold` is the production kernel; `fenced_fold` adds a
+// __threadfence before the fold (the kernel before session 3). `none` and `ticket_only` give
+// wrong results: reducelab_tune uses them to time the parts of the step.
+enum class GridStep { none, ticket_only, fenced_fold, fold };
+
+template <class Traits, int kBlock, int kUnroll, device::LoadHint kHint, bool kYVector,
+          GridStep kGridStep = GridStep::fold>
 __global__ void __launch_bounds__(kBlock) reduce_kernel(KernelArgs<typename Traits::Elem> a) {
   using T = typename Traits::Elem;
   using Acc = typename Traits::Acc;
@@ -135,31 +142,36 @@ __global__ void __launch_bounds__(kBlock) reduce_kernel(KernelArgs<typename Trai
   Acc acc = Traits::finish(state, a.x);
 
   // 4. Block, then grid: the last block to finish folds every block's partial.
-  acc = device::block_reduce<kBlock>(acc, [](Acc p, Acc q) { return Traits::combine(p, q); },
-                                     Traits::identity(), warp_slots);
-  if (gridDim.x == 1) {
-    if (threadIdx.x == 0) Traits::store(a.out, acc);
+  auto combine = [](Acc p, Acc q) { return Traits::combine(p, q); };
+  acc = device::block_reduce<kBlock>(acc, combine, Traits::identity(), warp_slots);
+  if (gridDim.x == 1 || kGridStep == GridStep::none) {
+    if (threadIdx.x == 0 && blockIdx.x == 0) Traits::store(a.out, acc);
     return;
   }
   Acc* partials = static_cast<Acc*>(a.partials);
+  cuda::atomic_ref<unsigned int, cuda::thread_scope_device> counter(*a.counter);
   if (threadIdx.x == 0) {
     store_partial(partials + blockIdx.x, acc);
     // Release publishes this block's partial with its ticket; acquire (in the last block) sees
     // every partial published before the tickets it follows.
-    cuda::atomic_ref<unsigned int, cuda::thread_scope_device> counter(*a.counter);
     is_last_block = counter.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1;
   }
   __syncthreads();
   if (!is_last_block) return;
-  __threadfence();  // extend thread 0's acquire to the whole block before it reads partials
+  if constexpr (kGridStep == GridStep::ticket_only) {
+    if (threadIdx.x == 0) counter.store(0u, cuda::memory_order_relaxed);
+    return;
+  }
+  // Thread 0's acquire, then the barrier: every thread's loads below follow the releases (as in
+  // CUDA's threadFenceReduction sample). A fence here cost 0.3-0.4 us on the H200.
+  if constexpr (kGridStep == GridStep::fenced_fold) __threadfence();
   acc = Traits::identity();
   for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock)
     acc = Traits::combine(acc, load_partial(partials + b));
-  acc = device::block_reduce<kBlock>(acc, [](Acc p, Acc q) { return Traits::combine(p, q); },
-                                     Traits::identity(), warp_slots);
+  acc = device::block_reduce<kBlock>(acc, combine, Traits::identity(), warp_slots);
   if (threadIdx.x == 0) {
     Traits::store(a.out, acc);
-    *a.counter = 0;  // ready for the next call on this workspace
+    counter.store(0u, cuda::memory_order_relaxed);  // ready for the next call on this workspace
   }
 }
 

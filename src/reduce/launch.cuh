@@ -20,6 +20,7 @@ struct Config {
   static constexpr int kUnroll = kUnroll_;  // 16-byte vectors in flight per thread and array
   static constexpr device::LoadHint kHint = device::LoadHint::no_alloc;
   static constexpr int kMinVectorsPerThread = 1;  // small inputs: blocks = vectors / block
+  static constexpr GridStep kGridStep = GridStep::fold;
 };
 
 // sum, min, max of 1-, 2- and 4-byte types, and min/max of 8-byte types: 512 x 4 (f32 sum:
@@ -55,11 +56,10 @@ struct ConfigFor<ArgTraits<T, kIsMin>> {
 // so a cache keyed by that type alone would hand one kernel's occupancy to another (it did: the
 // first kernel of a type launched in a process set the grid of all the others).
 template <class Tag, class Kernel>
-unsigned resident_grid(Kernel kernel, int block) {
+unsigned resident_grid(Kernel kernel, int block, int device) {
   static std::array<std::atomic<unsigned>, 64> cache{};
-  int device = 0;
-  REDUCELAB_CUDA_CHECK(cudaGetDevice(&device));
-  if (device < 64) {
+  const bool cacheable = device >= 0 && device < 64;
+  if (cacheable) {
     if (const unsigned cached = cache[device].load(std::memory_order_relaxed)) return cached;
   }
   int sms = 0;
@@ -68,12 +68,26 @@ unsigned resident_grid(Kernel kernel, int block) {
   REDUCELAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0));
   unsigned grid = static_cast<unsigned>(sms) * static_cast<unsigned>(per_sm > 0 ? per_sm : 1);
   if (grid > kMaxGrid) grid = kMaxGrid;
-  if (device < 64) cache[device].store(grid, std::memory_order_relaxed);
+  if (cacheable) cache[device].store(grid, std::memory_order_relaxed);
   return grid;
 }
 
 template <class Traits, class Config, bool kYVector>
 struct KernelTag {};
+
+//! Blocks for `vectors` 16-byte vectors: up to one tile (kBlock x kUnroll vectors) a single
+//! block loads everything in one batch and needs no cross-block step (sweep on the H200, f32
+//! 2^12: 2 blocks 8.4 us, CUB's single-tile kernel 5.9 us); above, kMinVectorsPerThread vectors
+//! per thread, at most the resident grid.
+template <class Config>
+unsigned grid_size(std::size_t vectors, unsigned resident) {
+  constexpr std::size_t kTile = static_cast<std::size_t>(Config::kBlock) * Config::kUnroll;
+  if (vectors <= kTile) return 1;
+  constexpr std::size_t kPerBlock =
+      static_cast<std::size_t>(Config::kBlock) * Config::kMinVectorsPerThread;
+  const std::size_t wanted = (vectors + kPerBlock - 1) / kPerBlock;
+  return static_cast<unsigned>(wanted < resident ? wanted : resident);
+}
 
 inline std::size_t misalignment(const void* p) {
   return reinterpret_cast<std::uintptr_t>(p) & 15;
@@ -92,26 +106,24 @@ void launch_with(const typename Traits::Elem* x, const typename Traits::Elem* y,
   const std::size_t vectors = (n - head) / kCount;
   const KernelArgs<T> args{x, y, n, head, vectors, d_out, ws.d_partials, ws.d_counter};
   auto launch = [&](auto kernel, auto tag) {
-    const unsigned resident = resident_grid<decltype(tag)>(kernel, kBlock);
-    constexpr std::size_t kPerBlock = static_cast<std::size_t>(kBlock) * Config::kMinVectorsPerThread;
-    // Up to one tile a single block loads everything in one batch and needs no cross-block step
-    // (sweep on the H200, f32 2^12: 2 blocks 8.4 us, CUB's single-tile kernel 5.9 us).
-    constexpr std::size_t kTile = static_cast<std::size_t>(kBlock) * Config::kUnroll;
-    const std::size_t wanted = vectors <= kTile ? 1 : (vectors + kPerBlock - 1) / kPerBlock;
-    const unsigned grid = static_cast<unsigned>(wanted < 1 ? 1 : (wanted < resident ? wanted : resident));
+    const unsigned resident = resident_grid<decltype(tag)>(kernel, kBlock, ws.device);
+    const unsigned grid = grid_size<Config>(vectors, resident);
     kernel<<<grid, kBlock, 0, stream>>>(args);
     REDUCELAB_CHECK_LAUNCH("reducelab reduce_kernel");
   };
+  constexpr int kUnroll = Config::kUnroll;
+  constexpr device::LoadHint kHint = Config::kHint;
+  constexpr GridStep kStep = Config::kGridStep;
   if constexpr (Traits::kArrays == 2) {
     if (misalignment(x) == misalignment(y)) {
-      launch(reduce_kernel<Traits, kBlock, Config::kUnroll, Config::kHint, true>,
+      launch(reduce_kernel<Traits, kBlock, kUnroll, kHint, true, kStep>,
              KernelTag<Traits, Config, true>{});
     } else {
-      launch(reduce_kernel<Traits, kBlock, Config::kUnroll, Config::kHint, false>,
+      launch(reduce_kernel<Traits, kBlock, kUnroll, kHint, false, kStep>,
              KernelTag<Traits, Config, false>{});
     }
   } else {
-    launch(reduce_kernel<Traits, kBlock, Config::kUnroll, Config::kHint, true>,
+    launch(reduce_kernel<Traits, kBlock, kUnroll, kHint, true, kStep>,
            KernelTag<Traits, Config, true>{});
   }
 }

@@ -1,5 +1,7 @@
 #include "reduce/workspace.hpp"
 
+#include <array>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <utility>
@@ -10,17 +12,28 @@
 namespace reducelab::detail {
 namespace {
 
-constexpr std::size_t kHeaderBytes = 256;  // counter at 0, result slot at 128
 constexpr std::size_t kWorkspaceBytes = kHeaderBytes + kMaxGrid * kPartialBytes;
+constexpr std::size_t kResultBytes = 16;
 
 struct Workspace {
   void* memory = nullptr;
+  void* h_result = nullptr;
+  void* d_result = nullptr;
   std::mutex sync_mutex;
 };
 
-WorkspaceView view_of(void* memory, std::mutex* mutex) {
+WorkspaceView view_of(int device, void* memory, Workspace* owner) {
   auto* base = static_cast<unsigned char*>(memory);
-  return {reinterpret_cast<unsigned int*>(base), base + kHeaderBytes, base + 128, mutex};
+  WorkspaceView view;
+  view.device = device;
+  view.d_counter = reinterpret_cast<unsigned int*>(base);
+  view.d_partials = base + kHeaderBytes;
+  if (owner != nullptr) {
+    view.h_result = owner->h_result;
+    view.d_result = owner->d_result;
+    view.sync_mutex = &owner->sync_mutex;
+  }
+  return view;
 }
 
 // Lets this thread allocate or free while some stream, on any thread, is being captured in
@@ -41,6 +54,7 @@ struct Registry {
   std::map<std::pair<int, unsigned long long>, std::unique_ptr<Workspace>> by_stream;
   std::vector<void*> released_by_graphs;  // freed at the next call: user-object destructors
                                           // must not call CUDA themselves
+  std::atomic<unsigned> pending{0};       // released_by_graphs.size(), read without the lock
 };
 
 Registry& registry() {
@@ -54,6 +68,7 @@ void release_graph_workspace(void* memory) {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   r.released_by_graphs.push_back(memory);
+  r.pending.store(static_cast<unsigned>(r.released_by_graphs.size()), std::memory_order_release);
 }
 
 void free_released(Registry& r) {
@@ -61,9 +76,79 @@ void free_released(Registry& r) {
   RelaxedCaptureMode relaxed;
   for (void* memory : r.released_by_graphs) (void)cudaFree(memory);
   r.released_by_graphs.clear();
+  r.pending.store(0, std::memory_order_release);
+}
+
+// Workspaces are never destroyed, so a thread may remember where it found one.
+struct CachedWorkspace {
+  int device = -1;
+  unsigned long long stream_id = 0;
+  Workspace* workspace = nullptr;
+};
+constexpr std::size_t kThreadCache = 8;
+thread_local std::array<CachedWorkspace, kThreadCache> t_cache{};
+thread_local std::size_t t_next = 0;
+
+Workspace* find_cached(int device, unsigned long long stream_id) {
+  for (const CachedWorkspace& c : t_cache)
+    if (c.workspace != nullptr && c.device == device && c.stream_id == stream_id)
+      return c.workspace;
+  return nullptr;
+}
+
+WorkspaceView graph_workspace(cudaStream_t stream, int device) {
+  void* memory = nullptr;
+  {
+    RelaxedCaptureMode relaxed;
+    REDUCELAB_CUDA_CHECK(cudaMalloc(&memory, kWorkspaceBytes));
+  }
+  // Captured as a memset node: every replay of the graph starts from a zero counter.
+  REDUCELAB_CUDA_CHECK(cudaMemsetAsync(memory, 0, sizeof(unsigned int), stream));
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  cudaGraph_t graph = nullptr;
+  REDUCELAB_CUDA_CHECK(cudaStreamGetCaptureInfo(stream, &status, nullptr, &graph));
+  cudaUserObject_t owner = nullptr;
+  REDUCELAB_CUDA_CHECK(cudaUserObjectCreate(&owner, memory, release_graph_workspace, 1,
+                                            cudaUserObjectNoDestructorSync));
+  REDUCELAB_CUDA_CHECK(cudaGraphRetainUserObject(graph, owner, 1, cudaGraphUserObjectMove));
+  return view_of(device, memory, nullptr);
+}
+
+std::unique_ptr<Workspace> new_workspace(cudaStream_t stream) {
+  auto workspace = std::make_unique<Workspace>();
+  {
+    RelaxedCaptureMode relaxed;
+    REDUCELAB_CUDA_CHECK(cudaMalloc(&workspace->memory, kWorkspaceBytes));
+    const cudaError_t status =
+        cudaHostAlloc(&workspace->h_result, kResultBytes, cudaHostAllocMapped);
+    if (status != cudaSuccess) {
+      (void)cudaFree(workspace->memory);
+      throw_cuda_error(status, "cudaHostAlloc(result slot)", __FILE__, __LINE__);
+    }
+  }
+  cudaError_t status = cudaHostGetDevicePointer(&workspace->d_result, workspace->h_result, 0);
+  const char* call = "cudaHostGetDevicePointer(result slot)";
+  if (status == cudaSuccess) {
+    // Ordered before the first kernel on this stream, the only stream that uses it.
+    status = cudaMemsetAsync(workspace->memory, 0, kHeaderBytes, stream);
+    call = "cudaMemsetAsync(workspace header)";
+  }
+  if (status != cudaSuccess) {
+    RelaxedCaptureMode relaxed;
+    (void)cudaFreeHost(workspace->h_result);
+    (void)cudaFree(workspace->memory);
+    throw_cuda_error(status, call, __FILE__, __LINE__);
+  }
+  return workspace;
 }
 
 }  // namespace
+
+int current_device() {
+  int device = 0;
+  REDUCELAB_CUDA_CHECK(cudaGetDevice(&device));
+  return device;
+}
 
 bool is_capturing(cudaStream_t stream) {
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
@@ -71,44 +156,23 @@ bool is_capturing(cudaStream_t stream) {
   return status != cudaStreamCaptureStatusNone;
 }
 
-WorkspaceView workspace_for(cudaStream_t stream, bool capturing) {
-  Registry& r = registry();
-  if (capturing) {
-    void* memory = nullptr;
-    {
-      RelaxedCaptureMode relaxed;
-      REDUCELAB_CUDA_CHECK(cudaMalloc(&memory, kWorkspaceBytes));
-    }
-    // Captured as a memset node: every replay of the graph starts from a zero counter.
-    REDUCELAB_CUDA_CHECK(cudaMemsetAsync(memory, 0, sizeof(unsigned int), stream));
-    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-    cudaGraph_t graph = nullptr;
-    REDUCELAB_CUDA_CHECK(cudaStreamGetCaptureInfo(stream, &status, nullptr, &graph));
-    cudaUserObject_t owner = nullptr;
-    REDUCELAB_CUDA_CHECK(cudaUserObjectCreate(&owner, memory, release_graph_workspace, 1,
-                                              cudaUserObjectNoDestructorSync));
-    REDUCELAB_CUDA_CHECK(cudaGraphRetainUserObject(graph, owner, 1, cudaGraphUserObjectMove));
-    return view_of(memory, nullptr);
-  }
+WorkspaceView workspace_for(cudaStream_t stream, bool capturing, int device) {
+  if (capturing) return graph_workspace(stream, device);
 
-  int device = 0;
-  REDUCELAB_CUDA_CHECK(cudaGetDevice(&device));
+  Registry& r = registry();
   unsigned long long stream_id = 0;
   REDUCELAB_CUDA_CHECK(cudaStreamGetId(stream, &stream_id));
+  if (r.pending.load(std::memory_order_acquire) == 0) {
+    if (Workspace* cached = find_cached(device, stream_id))
+      return view_of(device, cached->memory, cached);
+  }
   std::lock_guard<std::mutex> lock(r.mutex);
   free_released(r);
   auto& slot = r.by_stream[{device, stream_id}];
-  if (!slot) {
-    auto workspace = std::make_unique<Workspace>();
-    {
-      RelaxedCaptureMode relaxed;
-      REDUCELAB_CUDA_CHECK(cudaMalloc(&workspace->memory, kWorkspaceBytes));
-    }
-    // Ordered before the first kernel on this stream, the only stream that uses it.
-    REDUCELAB_CUDA_CHECK(cudaMemsetAsync(workspace->memory, 0, kHeaderBytes, stream));
-    slot = std::move(workspace);
-  }
-  return view_of(slot->memory, &slot->sync_mutex);
+  if (!slot) slot = new_workspace(stream);
+  if (find_cached(device, stream_id) == nullptr)
+    t_cache[t_next++ % kThreadCache] = {device, stream_id, slot.get()};
+  return view_of(device, slot->memory, slot.get());
 }
 
 }  // namespace reducelab::detail

@@ -18,18 +18,28 @@ namespace reducelab::detail {
 //! Largest grid the production kernel launches; the partials hold one 16-byte value per block.
 inline constexpr unsigned kMaxGrid = 8192;
 inline constexpr std::size_t kPartialBytes = 16;
+//! The block counter, alone in its 128-byte line, before the partials.
+inline constexpr std::size_t kHeaderBytes = 256;
 
 struct WorkspaceView {
+  int device = 0;                     //!< the device the workspace lives on (current at the call)
   unsigned int* d_counter = nullptr;  //!< zero between calls: the last block resets it
   void* d_partials = nullptr;         //!< kMaxGrid x kPartialBytes
-  void* d_result = nullptr;           //!< 16 bytes: where the synchronous form's result lands
-  std::mutex* sync_mutex = nullptr;   //!< held by a synchronous call from launch to copy-back
+  //! 16 bytes of pinned host memory mapped into the device: the synchronous form's kernel writes
+  //! its result here, so no copy follows the kernel. Null in a graph's workspace.
+  void* h_result = nullptr;
+  void* d_result = nullptr;           //!< the device address of h_result
+  std::mutex* sync_mutex = nullptr;   //!< held by a synchronous call from launch to read-back
 };
 
-//! The workspace for calls on `stream` on the current device. Thread-safe.
-WorkspaceView workspace_for(cudaStream_t stream, bool capturing);
+//! The workspace for calls on `stream` on `device`, the current device. Thread-safe; after the
+//! first call on a (device, stream) a thread finds it without taking a lock.
+WorkspaceView workspace_for(cudaStream_t stream, bool capturing, int device);
 
 //! True when `stream` is being captured into a graph.
 bool is_capturing(cudaStream_t stream);
+
+//! The current device (a checked cudaGetDevice).
+int current_device();
 
 }  // namespace reducelab::detail
