@@ -94,7 +94,7 @@ TEST_F(ProductionStreams, MoreStreamsThanAThreadRemembers) {
   // Queued without waiting: streams that shared a workspace would race on its counter.
   for (int round = 0; round < kRounds; ++round)
     for (int s = 0; s < kStreams; ++s)
-      reducelab::sum(device[s].data(), device[s].size(), outs.data() + round * kStreams + s,
+      reducelab::sum(device[s].data(), host[s].size(), outs.data() + round * kStreams + s,
                      streams[s]);
   for (cudaStream_t s : streams) REDUCELAB_CUDA_CHECK(cudaStreamSynchronize(s));
   std::vector<float> got(outs.size());
@@ -108,7 +108,7 @@ TEST_F(ProductionStreams, MoreStreamsThanAThreadRemembers) {
     REDUCELAB_CUDA_CHECK(cudaStreamCreateWithFlags(&streams[s], cudaStreamNonBlocking));
   }
   for (int s = 0; s < kStreams; ++s)
-    EXPECT_EQ(reducelab::sum(device[s].data(), device[s].size(), streams[s]), expected[s]) << s;
+    EXPECT_EQ(reducelab::sum(device[s].data(), host[s].size(), streams[s]), expected[s]) << s;
   for (cudaStream_t s : streams) REDUCELAB_CUDA_CHECK(cudaStreamDestroy(s));
 }
 
