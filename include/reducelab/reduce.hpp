@@ -26,9 +26,11 @@
 //! identical result on every call, on any stream, from any thread.
 //!
 //! Streams and threads: no temporary storage is passed. The library owns a small workspace per
-//! (device, stream), created on first use and kept for the life of the process; calls on
-//! different streams and from different host threads may run at the same time. A call captured
-//! into a CUDA graph gets a workspace of its own that lives as long as the graph.
+//! (device, stream), created on first use and kept for the life of the process (132 KB of device
+//! memory and a page of pinned host memory, so a program that uses many short-lived streams
+//! keeps one per stream it has used); calls on different streams and from different host
+//! threads may run at the same time. A call captured into a CUDA graph gets a workspace of its
+//! own that lives as long as the graph.
 //!
 //! Errors: reducelab::Error (error.hpp), thrown before anything is launched, for a null pointer
 //! with n > 0, a pointer to host memory or to another device, a pointer not aligned to its
