@@ -41,3 +41,14 @@ inline bool is_no_device_error(cudaError_t status) {
       ::reducelab::detail::throw_cuda_error(reducelab_status_, "launch of " kernel_name, __FILE__, \
                                             __LINE__);                                          \
   } while (0)
+
+namespace reducelab::detail {
+
+//! The current device (a checked cudaGetDevice).
+inline int current_device() {
+  int device = 0;
+  REDUCELAB_CUDA_CHECK(cudaGetDevice(&device));
+  return device;
+}
+
+}  // namespace reducelab::detail

@@ -9,11 +9,10 @@
 // their offset from a 16-byte boundary to be read as float4; otherwise the loop falls back to
 // scalar loads (still correct, slower).
 
-#include <array>
-#include <atomic>
 #include <cstdint>
 #include <type_traits>
 
+#include "common/resident_grid.cuh"
 #include "device/block_reduce.cuh"
 #include "ladder/passes.cuh"
 
@@ -54,28 +53,15 @@ __global__ void __launch_bounds__(kBlock) v7_vector_grid_stride_kernel(Input in,
   if (threadIdx.x == 0) out[blockIdx.x] = value;
 }
 
-// SM count x resident blocks per SM, per device, computed once.
-unsigned full_grid() {
-  static std::array<std::atomic<unsigned>, 64> cache{};
-  int device = 0;
-  REDUCELAB_CUDA_CHECK(cudaGetDevice(&device));
-  if (device < 64) {
-    if (const unsigned cached = cache[device].load(std::memory_order_relaxed)) return cached;
-  }
-  int sms = 0;
-  int blocks_per_sm = 0;
-  REDUCELAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  REDUCELAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &blocks_per_sm, v7_vector_grid_stride_kernel<detail::Sum, detail::Load1, true>, kBlock, 0));
-  const unsigned grid = static_cast<unsigned>(sms * (blocks_per_sm > 0 ? blocks_per_sm : 1));
-  if (device < 64) cache[device].store(grid, std::memory_order_relaxed);
-  return grid;
-}
+struct FullGridTag {};
 
 struct V7 {
   static unsigned grid_for(std::size_t n) {
     const unsigned wanted = detail::blocks_for(n, kBlock * kMinElementsPerThread);
-    const unsigned full = full_grid();
+    // As many blocks as fit on the GPU at once (SMs x resident blocks, per device).
+    const unsigned full = reducelab::detail::resident_grid<FullGridTag>(
+        v7_vector_grid_stride_kernel<detail::Sum, detail::Load1, true>, kBlock,
+        reducelab::detail::current_device());
     return wanted < full ? wanted : full;
   }
   template <class Combine, class Input>

@@ -1,11 +1,10 @@
 #pragma once
 // Grid sizing and launch of the production kernel, and the tuned configuration.
 
-#include <array>
-#include <atomic>
 #include <cstdint>
 
 #include "common/cuda_check.hpp"
+#include "common/resident_grid.cuh"
 #include "reduce/kernel.cuh"
 #include "reduce/launch.hpp"
 
@@ -51,27 +50,6 @@ struct ConfigFor<ArgTraits<T, kIsMin>> {
   using type = std::conditional_t<sizeof(T) == 8, Config<512, 4>, Config<256, 8>>;
 };
 
-// SM count x resident blocks per SM for one kernel instantiation, per device, computed once.
-// `Tag` must be unique to the kernel: kernels of one element type share a function-pointer type,
-// so a cache keyed by that type alone would hand one kernel's occupancy to another (it did: the
-// first kernel of a type launched in a process set the grid of all the others).
-template <class Tag, class Kernel>
-unsigned resident_grid(Kernel kernel, int block, int device) {
-  static std::array<std::atomic<unsigned>, 64> cache{};
-  const bool cacheable = device >= 0 && device < 64;
-  if (cacheable) {
-    if (const unsigned cached = cache[device].load(std::memory_order_relaxed)) return cached;
-  }
-  int sms = 0;
-  int per_sm = 0;
-  REDUCELAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  REDUCELAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0));
-  unsigned grid = static_cast<unsigned>(sms) * static_cast<unsigned>(per_sm > 0 ? per_sm : 1);
-  if (grid > kMaxGrid) grid = kMaxGrid;
-  if (cacheable) cache[device].store(grid, std::memory_order_relaxed);
-  return grid;
-}
-
 template <class Traits, class Config, bool kYVector>
 struct KernelTag {};
 
@@ -81,6 +59,7 @@ struct KernelTag {};
 //! per thread, at most the resident grid.
 template <class Config>
 unsigned grid_size(std::size_t vectors, unsigned resident) {
+  if (resident > kMaxGrid) resident = kMaxGrid;  // the partials hold kMaxGrid values
   constexpr std::size_t kTile = static_cast<std::size_t>(Config::kBlock) * Config::kUnroll;
   if (vectors <= kTile) return 1;
   constexpr std::size_t kPerBlock =

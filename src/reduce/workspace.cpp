@@ -144,12 +144,6 @@ std::unique_ptr<Workspace> new_workspace(cudaStream_t stream) {
 
 }  // namespace
 
-int current_device() {
-  int device = 0;
-  REDUCELAB_CUDA_CHECK(cudaGetDevice(&device));
-  return device;
-}
-
 bool is_capturing(cudaStream_t stream) {
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   REDUCELAB_CUDA_CHECK(cudaStreamIsCapturing(stream, &status));

@@ -39,7 +39,4 @@ WorkspaceView workspace_for(cudaStream_t stream, bool capturing, int device);
 //! True when `stream` is being captured into a graph.
 bool is_capturing(cudaStream_t stream);
 
-//! The current device (a checked cudaGetDevice).
-int current_device();
-
 }  // namespace reducelab::detail
