@@ -12,14 +12,16 @@ namespace reducelab::detail {
 
 // Tuned on the H200 with build/release/src/reducelab_tune (docs/results/h200-tuning.md): the
 // bytes a thread keeps in flight, and the registers its state costs, decide the configuration.
-// Figures are 2^27 elements, one tune run each (runs differ by ~1-2% between machines).
-template <int kBlock_, int kUnroll_>
+// Figures are 2^27 elements, one tune run each (runs differ by ~1-2% between machines). The
+// parameters after kUnroll keep their production values except in reducelab_tune's variants.
+template <int kBlock_, int kUnroll_, device::LoadHint kHint_ = device::LoadHint::no_alloc,
+          int kMinVectors_ = 1, GridStep kGridStep_ = GridStep::fold>
 struct Config {
   static constexpr int kBlock = kBlock_;  // threads per block
   static constexpr int kUnroll = kUnroll_;  // 16-byte vectors in flight per thread and array
-  static constexpr device::LoadHint kHint = device::LoadHint::no_alloc;
-  static constexpr int kMinVectorsPerThread = 1;  // small inputs: blocks = vectors / block
-  static constexpr GridStep kGridStep = GridStep::fold;
+  static constexpr device::LoadHint kHint = kHint_;  // cache hint of the 16-byte loads
+  static constexpr int kMinVectorsPerThread = kMinVectors_;  // per thread, before another block
+  static constexpr GridStep kGridStep = kGridStep_;  // how the last block gets the partials
 };
 
 // sum, min, max of 1-, 2- and 4-byte types, and min/max of 8-byte types: 512 x 4 (f32 sum:

@@ -27,18 +27,9 @@
 namespace reducelab::tune {
 namespace {
 
+using detail::Config;  // the launcher's configuration, every parameter open
 using detail::GridStep;
 using device::LoadHint;
-
-template <int kBlock_, int kUnroll_, LoadHint kHint_, int kMinVectors_ = 1,
-          detail::GridStep kGridStep_ = detail::TunedConfig::kGridStep>
-struct Config {
-  static constexpr int kBlock = kBlock_;
-  static constexpr int kUnroll = kUnroll_;
-  static constexpr LoadHint kHint = kHint_;
-  static constexpr int kMinVectorsPerThread = kMinVectors_;
-  static constexpr detail::GridStep kGridStep = kGridStep_;
-};
 
 const char* hint_name(LoadHint h) {
   switch (h) {
