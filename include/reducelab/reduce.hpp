@@ -21,24 +21,41 @@
 //! result is NaN, and argmin/argmax return the index of the first NaN. Otherwise argmin/argmax
 //! return the first index of the extremum. sum and dot follow IEEE arithmetic (NaN in, NaN out).
 //!
-//! Determinism: one kernel per call whose grid depends only on n and the GPU model, and whose
-//! partial results are combined in a fixed order. The same input on the same GPU gives a bitwise
-//! identical result on every call, on any stream, from any thread.
+//! Determinism: one kernel per call whose grid and order of additions depend only on n, the
+//! input's offset inside a 16-byte line and the GPU model (its SM count and the kernel's
+//! occupancy), with partial results combined in a fixed order. The same input at the same offset
+//! on the same GPU model gives a bitwise identical result on every call, on any stream, from any
+//! thread. Integer results and min/max do not depend on the order at all.
 //!
 //! Streams and threads: no temporary storage is passed. The library owns a small workspace per
-//! (device, stream), created on first use and kept for the life of the process (132 KB of device
-//! memory and a page of pinned host memory, so a program that uses many short-lived streams
-//! keeps one per stream it has used); calls on different streams and from different host
-//! threads may run at the same time. A call captured into a CUDA graph gets a workspace of its
-//! own that lives as long as the graph.
+//! (device, stream), created on first use and kept until release_workspace(stream) or
+//! release_workspaces() frees it (132 KB of device memory and 16 bytes of pinned host memory
+//! each, so a program that creates many short-lived streams should release each before
+//! destroying it). Calls on different streams and from different host threads may run at the
+//! same time; calls on one stream share its workspace, in stream order.
+//!
+//! CUDA graphs: a stream-ordered call made while its stream is captured gets a workspace of its
+//! own, owned by the graph and freed with it (the graph also resets the workspace's counter at
+//! the start of every replay). Every instantiation of that graph (each cudaGraphExec_t made from
+//! it) uses that same workspace: replays of one instantiation are ordered and safe, but two
+//! instantiations of one captured graph must not run at the same time (the second would race
+//! with the first on the block counter and the partials and give wrong results). Capture the
+//! work once per instantiation you need to run concurrently. The synchronous form cannot be
+//! captured (it throws).
 //!
 //! Errors: reducelab::Error (error.hpp), thrown before anything is launched, for a null pointer
 //! with n > 0, a pointer to host memory or to another device, a pointer not aligned to its
-//! element type, and an empty min/max/argmin/argmax; CUDA failures carry the failing call and
-//! its text. After an error the CUDA context remains usable.
+//! element type, an invalid Op or DType value, a second array given to an op that reads one, and
+//! an empty min/max/argmin/argmax; CUDA failures carry the failing call and its text. After an
+//! error the CUDA context remains usable.
 //!
 //! Alignment and size: any element-aligned pointer (16-byte alignment is not required) and any
 //! n that fits in memory, including n >= 2^31.
+//!
+//! Signed zeros: sum and dot start from -0.0 (the IEEE additive identity), so a sum of only -0.0
+//! gives -0.0 and any +0.0 makes it +0.0, as a sequential IEEE sum would; an empty sum gives +0.
+//! argmin and argmax return the value stored at the index they return, bit for bit (with +0 and
+//! -0 tied, the first of them).
 
 #include <cuda_runtime_api.h>
 
@@ -51,15 +68,30 @@
 
 namespace reducelab {
 
-namespace detail {
-//! Type-erased entry points behind the typed functions below.
-//! `d_out` is device memory: sum_t<T> for sum and dot, T for min and max, ArgResult<T> for
-//! argmin and argmax. `h_out` is host memory of the same layout.
-void reduce_async(Op op, DType dtype, const void* d_x, const void* d_y, std::size_t n,
-                  void* d_out, cudaStream_t stream);
-void reduce_sync(Op op, DType dtype, const void* d_x, const void* d_y, std::size_t n,
-                 void* h_out, cudaStream_t stream);
+//! The runtime-typed form of every reduction, stream-ordered: reads d_x[0..n) (and d_y[0..n)
+//! for ops with two inputs, else d_y must be null) of element type `dtype` and writes
+//! result_size(op, dtype) bytes to device memory d_out: sum_t<T> for sum and dot, T for min and
+//! max, ArgResult<T> for argmin and argmax (types.hpp). The typed functions below, the benchmark,
+//! the tests and the bindings all go through it.
+void reduce(Op op, DType dtype, const void* d_x, const void* d_y, std::size_t n, void* d_out,
+            cudaStream_t stream);
 
+//! The same, synchronous: writes result_size(op, dtype) bytes to host memory h_out after
+//! synchronising `stream` (only that stream).
+void reduce_to_host(Op op, DType dtype, const void* d_x, const void* d_y, std::size_t n,
+                    void* h_out, cudaStream_t stream = nullptr);
+
+//! Waits for the work queued on `stream`, then frees the workspace the library keeps for it on
+//! the current device (nothing if it has none). Call it before destroying a stream that
+//! reducelab used, from a point where no other thread queues reducelab calls on that stream.
+//! A later call on the stream creates a new workspace.
+void release_workspace(cudaStream_t stream);
+
+//! Waits for every device that has workspaces, then frees them all. No reducelab call may run
+//! concurrently, on any stream or thread. Graph-owned workspaces are not affected.
+void release_workspaces();
+
+namespace detail {
 template <class T>
 constexpr void require_supported() {
   static_assert(is_supported_v<T>,
@@ -78,7 +110,7 @@ R reduce_to_host(Op op, const T* d_x, const typename same_type<T>::type* d_y, st
                  cudaStream_t stream) {
   require_supported<T>();
   R result{};
-  reduce_sync(op, dtype_of<T>::value, d_x, d_y, n, &result, stream);
+  reducelab::reduce_to_host(op, dtype_of<T>::value, d_x, d_y, n, &result, stream);
   return result;
 }
 }  // namespace detail
@@ -92,7 +124,7 @@ sum_t<T> sum(const T* d_in, std::size_t n, cudaStream_t stream = nullptr) {
 template <class T>
 void sum(const T* d_in, std::size_t n, sum_t<T>* d_out, cudaStream_t stream) {
   detail::require_supported<T>();
-  detail::reduce_async(Op::sum, dtype_of<T>::value, d_in, nullptr, n, d_out, stream);
+  reducelab::reduce(Op::sum, dtype_of<T>::value, d_in, nullptr, n, d_out, stream);
 }
 
 //! Smallest element (NaN if any element is NaN). Throws reducelab::Error for n == 0.
@@ -103,7 +135,7 @@ T min(const T* d_in, std::size_t n, cudaStream_t stream = nullptr) {
 template <class T>
 void min(const T* d_in, std::size_t n, T* d_out, cudaStream_t stream) {
   detail::require_supported<T>();
-  detail::reduce_async(Op::min, dtype_of<T>::value, d_in, nullptr, n, d_out, stream);
+  reducelab::reduce(Op::min, dtype_of<T>::value, d_in, nullptr, n, d_out, stream);
 }
 
 //! Largest element (NaN if any element is NaN). Throws reducelab::Error for n == 0.
@@ -114,7 +146,7 @@ T max(const T* d_in, std::size_t n, cudaStream_t stream = nullptr) {
 template <class T>
 void max(const T* d_in, std::size_t n, T* d_out, cudaStream_t stream) {
   detail::require_supported<T>();
-  detail::reduce_async(Op::max, dtype_of<T>::value, d_in, nullptr, n, d_out, stream);
+  reducelab::reduce(Op::max, dtype_of<T>::value, d_in, nullptr, n, d_out, stream);
 }
 
 //! Sum of d_x[i] * d_y[i], products and sum in sum_t<T>.
@@ -125,7 +157,7 @@ sum_t<T> dot(const T* d_x, const T* d_y, std::size_t n, cudaStream_t stream = nu
 template <class T>
 void dot(const T* d_x, const T* d_y, std::size_t n, sum_t<T>* d_out, cudaStream_t stream) {
   detail::require_supported<T>();
-  detail::reduce_async(Op::dot, dtype_of<T>::value, d_x, d_y, n, d_out, stream);
+  reducelab::reduce(Op::dot, dtype_of<T>::value, d_x, d_y, n, d_out, stream);
 }
 
 //! Smallest element and the index of its first occurrence (of the first NaN, if any).
@@ -137,7 +169,7 @@ ArgResult<T> argmin(const T* d_in, std::size_t n, cudaStream_t stream = nullptr)
 template <class T>
 void argmin(const T* d_in, std::size_t n, ArgResult<T>* d_out, cudaStream_t stream) {
   detail::require_supported<T>();
-  detail::reduce_async(Op::argmin, dtype_of<T>::value, d_in, nullptr, n, d_out, stream);
+  reducelab::reduce(Op::argmin, dtype_of<T>::value, d_in, nullptr, n, d_out, stream);
 }
 
 //! Largest element and the index of its first occurrence (of the first NaN, if any).
@@ -149,7 +181,7 @@ ArgResult<T> argmax(const T* d_in, std::size_t n, cudaStream_t stream = nullptr)
 template <class T>
 void argmax(const T* d_in, std::size_t n, ArgResult<T>* d_out, cudaStream_t stream) {
   detail::require_supported<T>();
-  detail::reduce_async(Op::argmax, dtype_of<T>::value, d_in, nullptr, n, d_out, stream);
+  reducelab::reduce(Op::argmax, dtype_of<T>::value, d_in, nullptr, n, d_out, stream);
 }
 
 }  // namespace reducelab

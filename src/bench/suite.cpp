@@ -50,21 +50,6 @@ struct Candidate {
   std::function<void(const void*, const void*, void*, cudaStream_t)> timed;
 };
 
-template <class T>
-void production_call(Op op, const void* vx, const void* vy, std::size_t n, void* out,
-                     cudaStream_t stream) {
-  const T* x = static_cast<const T*>(vx);
-  const T* y = static_cast<const T*>(vy);
-  switch (op) {
-    case Op::sum: return reducelab::sum(x, n, static_cast<sum_t<T>*>(out), stream);
-    case Op::min: return reducelab::min(x, n, static_cast<T*>(out), stream);
-    case Op::max: return reducelab::max(x, n, static_cast<T*>(out), stream);
-    case Op::dot: return reducelab::dot(x, y, n, static_cast<sum_t<T>*>(out), stream);
-    case Op::argmin: return reducelab::argmin(x, n, static_cast<ArgResult<T>*>(out), stream);
-    case Op::argmax: return reducelab::argmax(x, n, static_cast<ArgResult<T>*>(out), stream);
-  }
-}
-
 std::string production_name(Op op) { return "reducelab::" + std::string(to_string(op)); }
 
 bool ladder_applies(const SuiteConfig& config) {
@@ -133,8 +118,10 @@ std::vector<Measurement> run_size(const SuiteConfig& config, const DeviceInfo& d
     candidates.push_back({"CUB", "cub", cub->call(), call, call});
   }
   if (config.production) {
-    auto call = [op = config.op, n](const void* x, const void* y, void* out, cudaStream_t s) {
-      production_call<T>(op, x, y, n, out, s);
+    // The runtime-typed entry, the one every binding calls.
+    auto call = [op = config.op, dtype = config.dtype, n](const void* x, const void* y, void* out,
+                                                          cudaStream_t s) {
+      reducelab::reduce(op, dtype, x, input_arrays(op) == 2 ? y : nullptr, n, out, s);
     };
     candidates.push_back({"reducelab", "production", production_name(config.op), call, call});
   }

@@ -7,17 +7,19 @@
 
 namespace reducelab {
 
-std::string format_cuda_version(int version) {
-  return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
-}
+std::string format_cuda_version(int version) { return detail::cuda_version_text(version); }
 
 int cuda_device_count(std::string* reason) {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
     (void)cudaGetLastError();
-    if (reason) *reason = std::string("cudaGetDeviceCount: ") + cudaGetErrorName(status) + " (" +
+    if (reason) {
+      *reason = detail::is_no_device_error(status)
+                    ? detail::describe_no_device(status)
+                    : std::string("cudaGetDeviceCount: ") + cudaGetErrorName(status) + " (" +
                           cudaGetErrorString(status) + ")";
+    }
     return 0;
   }
   if (count == 0 && reason) *reason = "cudaGetDeviceCount found no CUDA device";

@@ -65,7 +65,7 @@ void require_device_pointers(std::initializer_list<PointerArg> args, int device)
     ++i;
   }
   if (status != cudaSuccess)
-    detail::throw_cuda_error(status, "cudaPointerGetAttributes", __FILE__, __LINE__);
+    detail::throw_cuda_error(status, "cudaPointerGetAttributes");
   i = 0;
   for (const PointerArg& a : args) {
     if (a.count > 0) require_device_memory(a, attributes[i], device);

@@ -1,5 +1,6 @@
-// The public entry points: validate every argument before anything is launched, handle empty
-// input, find the stream's workspace, and launch the typed kernel.
+// The runtime-typed entry points: validate every argument before anything is launched, handle
+// empty input, find the stream's workspace, and launch the typed kernel (the dtype is
+// dispatched once, in launch_validated).
 
 #include <cstring>
 #include <string>
@@ -10,40 +11,31 @@
 #include "reduce/workspace.hpp"
 #include "reducelab/reduce.hpp"
 
-namespace reducelab::detail {
+namespace reducelab {
+namespace detail {
 namespace {
 
-struct ResultLayout {
-  std::size_t bytes;
-  std::size_t alignment;
-};
-
-ResultLayout result_layout(Op op, DType dtype) {
-  return dispatch_dtype(dtype, [op](auto value) -> ResultLayout {
-    using T = decltype(value);
-    switch (op) {
-      case Op::sum:
-      case Op::dot: return {sizeof(sum_t<T>), alignof(sum_t<T>)};
-      case Op::min:
-      case Op::max: return {sizeof(T), alignof(T)};
-      case Op::argmin:
-      case Op::argmax: return {sizeof(ArgResult<T>), alignof(ArgResult<T>)};
-    }
-    return {0, 1};
-  });
-}
-
-void require_not_empty(Op op, std::size_t n) {
-  if (n == 0 && op != Op::sum && op != Op::dot)
+// Enum values first (an Op or DType cast from a bad integer), then what the op needs.
+void require_valid_call(Op op, DType dtype, const void* d_y, std::size_t n) {
+  if (!is_valid(op))
     throw Error(ErrorCode::invalid_argument,
-                std::string(to_string(op)) + " of an empty input (n = 0) is undefined");
+                "invalid Op value " + std::to_string(static_cast<int>(op)));
+  if (!is_valid(dtype))
+    throw Error(ErrorCode::invalid_argument,
+                "invalid DType value " + std::to_string(static_cast<int>(dtype)));
+  if (info(op).inputs == 1 && d_y != nullptr)
+    throw Error(ErrorCode::invalid_argument,
+                std::string(info(op).name) + " reads one array; pass a null second array");
+  if (n == 0 && info(op).empty == EmptyRule::error)
+    throw Error(ErrorCode::invalid_argument,
+                std::string(info(op).name) + " of an empty input (n = 0) is undefined");
 }
 
 // Every pointer of a call in one batch of queries (pointer_check.hpp).
 void require_pointers(Op op, DType dtype, const void* d_x, const void* d_y, std::size_t n,
                       const PointerArg& out, int device) {
   const std::size_t element = size_of(dtype);
-  if (op == Op::dot) {
+  if (info(op).inputs == 2) {
     require_device_pointers({{d_x, n, element, "x"}, {d_y, n, element, "y"}, out}, device);
   } else {
     require_device_pointers({{d_x, n, element, "input"}, out}, device);
@@ -60,15 +52,17 @@ void launch_validated(Op op, DType dtype, const void* d_x, const void* d_y, std:
 }
 
 }  // namespace
+}  // namespace detail
 
-void reduce_async(Op op, DType dtype, const void* d_x, const void* d_y, std::size_t n,
-                  void* d_out, cudaStream_t stream) {
-  require_not_empty(op, n);
+void reduce(Op op, DType dtype, const void* d_x, const void* d_y, std::size_t n, void* d_out,
+            cudaStream_t stream) {
+  using namespace detail;
+  require_valid_call(op, dtype, d_y, n);
   const int device = current_device();
-  const ResultLayout layout = result_layout(op, dtype);
-  require_pointers(op, dtype, d_x, d_y, n, {d_out, 1, layout.alignment, "out"}, device);
+  require_pointers(op, dtype, d_x, d_y, n, {d_out, 1, result_alignment(op, dtype), "out"},
+                   device);
   if (n == 0) {  // sum or dot of nothing: 0, in every type (all-zero bits)
-    REDUCELAB_CUDA_CHECK(cudaMemsetAsync(d_out, 0, layout.bytes, stream));
+    REDUCELAB_CUDA_CHECK(cudaMemsetAsync(d_out, 0, result_size(op, dtype), stream));
     return;
   }
   const bool capturing = is_capturing(stream);
@@ -76,12 +70,14 @@ void reduce_async(Op op, DType dtype, const void* d_x, const void* d_y, std::siz
                    stream);
 }
 
-void reduce_sync(Op op, DType dtype, const void* d_x, const void* d_y, std::size_t n,
-                 void* h_out, cudaStream_t stream) {
-  require_not_empty(op, n);
-  const ResultLayout layout = result_layout(op, dtype);
+void reduce_to_host(Op op, DType dtype, const void* d_x, const void* d_y, std::size_t n,
+                    void* h_out, cudaStream_t stream) {
+  using namespace detail;
+  require_valid_call(op, dtype, d_y, n);
+  if (h_out == nullptr) throw Error(ErrorCode::invalid_argument, "the host result pointer is null");
+  const std::size_t bytes = result_size(op, dtype);
   if (n == 0) {
-    std::memset(h_out, 0, layout.bytes);
+    std::memset(h_out, 0, bytes);
     return;
   }
   const int device = current_device();
@@ -97,7 +93,7 @@ void reduce_sync(Op op, DType dtype, const void* d_x, const void* d_y, std::size
   std::lock_guard<std::mutex> lock(*workspace.sync_mutex);
   launch_validated(op, dtype, d_x, d_y, n, workspace.d_result, workspace, stream);
   REDUCELAB_CUDA_CHECK(cudaStreamSynchronize(stream));
-  std::memcpy(h_out, workspace.h_result, layout.bytes);
+  std::memcpy(h_out, workspace.h_result, bytes);
 }
 
-}  // namespace reducelab::detail
+}  // namespace reducelab

@@ -96,7 +96,15 @@ struct SumTraits {
   using State = Acc;  // what a thread carries through its loop
   using Out = sum_t<T>;
   static constexpr int kArrays = kInputs;
-  __device__ static Acc identity() { return Acc(0); }
+  // -0.0 for the floating types: the IEEE additive identity (-0 + x == x for every x, +0 too),
+  // so a sum of only -0.0 gives -0.0 as a sequential IEEE sum does; 0 for the integers.
+  __device__ static Acc identity() {
+    if constexpr (cuda::std::numeric_limits<Acc>::is_iec559) {
+      return -Acc(0);
+    } else {
+      return Acc(0);
+    }
+  }
   __device__ static State start() { return identity(); }
   __device__ static Acc finish(State state, const T*) { return state; }
   __device__ static Acc combine(Acc a, Acc b) { return a + b; }
@@ -220,19 +228,25 @@ struct ArgTraits {
       s.in_vector = true;
     }
   }
-  // `x` is the input: the winning vector starts at x + s.index, 16-byte aligned.
+  // `x` is the input: the winning vector starts at x + s.index, 16-byte aligned. The value
+  // returned is the element found there, so the result's value has the bits of the element at
+  // its index (with +0 and -0 tied, or NaNs of other payloads, the vector's extremum may not).
   __device__ static Acc finish(const State& s, const T* x) {
     if (!s.in_vector) return {s.value, s.index};
     T element[kCount];
     const uint4 raw = *reinterpret_cast<const uint4*>(x + s.index);
     memcpy(element, &raw, 16);
     int position = kCount - 1;  // the first element equal to the vector's extremum
+    T chosen = element[kCount - 1];
 #pragma unroll
     for (int j = kCount - 1; j >= 0; --j) {
       const V v = widen<V>(element[j]);
-      if (v == s.value || (is_nan(v) && is_nan(s.value))) position = j;
+      if (v == s.value || (is_nan(v) && is_nan(s.value))) {
+        position = j;
+        chosen = element[j];
+      }
     }
-    return {s.value, s.index + position};
+    return {widen<V>(chosen), s.index + position};
   }
   __device__ static Out finalize(Acc acc) { return {narrow<T>(acc.value), acc.index}; }
   // All 16 bytes, padding zeroed: results compare bitwise and no byte is left uninitialised.
@@ -246,5 +260,17 @@ struct ArgTraits {
     target[1] = make_uint2(words[2], words[3]);
   }
 };
+
+// ---- which traits implement which op ----------------------------------------------------------
+
+template <Op kOp, class T> struct TraitsForOp;
+template <class T> struct TraitsForOp<Op::sum, T> { using type = SumTraits<T, 1>; };
+template <class T> struct TraitsForOp<Op::dot, T> { using type = SumTraits<T, 2>; };
+template <class T> struct TraitsForOp<Op::min, T> { using type = ExtremumTraits<T, device::Min>; };
+template <class T> struct TraitsForOp<Op::max, T> { using type = ExtremumTraits<T, device::Max>; };
+template <class T> struct TraitsForOp<Op::argmin, T> { using type = ArgTraits<T, true>; };
+template <class T> struct TraitsForOp<Op::argmax, T> { using type = ArgTraits<T, false>; };
+template <Op kOp, class T>
+using TraitsFor = typename TraitsForOp<kOp, T>::type;
 
 }  // namespace reducelab::detail

@@ -9,7 +9,10 @@
 
 #include "common/cuda_check.hpp"
 
-namespace reducelab::detail {
+#include "reducelab/reduce.hpp"
+
+namespace reducelab {
+namespace detail {
 namespace {
 
 constexpr std::size_t kWorkspaceBytes = kHeaderBytes + kMaxGrid * kPartialBytes;
@@ -55,6 +58,8 @@ struct Registry {
   std::vector<void*> released_by_graphs;  // freed at the next call: user-object destructors
                                           // must not call CUDA themselves
   std::atomic<unsigned> pending{0};       // released_by_graphs.size(), read without the lock
+  std::atomic<unsigned> generation{0};    // bumped when workspaces are freed: thread caches
+                                          // filled before then are stale
 };
 
 Registry& registry() {
@@ -79,21 +84,30 @@ void free_released(Registry& r) {
   r.pending.store(0, std::memory_order_release);
 }
 
-// Workspaces are never destroyed, so a thread may remember where it found one.
+// A thread remembers where it found a workspace until release_workspace(s) bumps the registry's
+// generation (which only happens while no call on the released streams is in flight).
 struct CachedWorkspace {
   int device = -1;
   unsigned long long stream_id = 0;
+  unsigned generation = 0;
   Workspace* workspace = nullptr;
 };
 constexpr std::size_t kThreadCache = 8;
 thread_local std::array<CachedWorkspace, kThreadCache> t_cache{};
 thread_local std::size_t t_next = 0;
 
-Workspace* find_cached(int device, unsigned long long stream_id) {
+Workspace* find_cached(int device, unsigned long long stream_id, unsigned generation) {
   for (const CachedWorkspace& c : t_cache)
-    if (c.workspace != nullptr && c.device == device && c.stream_id == stream_id)
+    if (c.workspace != nullptr && c.device == device && c.stream_id == stream_id &&
+        c.generation == generation)
       return c.workspace;
   return nullptr;
+}
+
+void free_workspace(Workspace& workspace) {
+  RelaxedCaptureMode relaxed;
+  (void)cudaFreeHost(workspace.h_result);
+  (void)cudaFree(workspace.memory);
 }
 
 WorkspaceView graph_workspace(cudaStream_t stream, int device) {
@@ -123,7 +137,7 @@ std::unique_ptr<Workspace> new_workspace(cudaStream_t stream) {
         cudaHostAlloc(&workspace->h_result, kResultBytes, cudaHostAllocMapped);
     if (status != cudaSuccess) {
       (void)cudaFree(workspace->memory);
-      throw_cuda_error(status, "cudaHostAlloc(result slot)", __FILE__, __LINE__);
+      throw_cuda_error(status, "cudaHostAlloc(result slot)");
     }
   }
   cudaError_t status = cudaHostGetDevicePointer(&workspace->d_result, workspace->h_result, 0);
@@ -137,7 +151,7 @@ std::unique_ptr<Workspace> new_workspace(cudaStream_t stream) {
     RelaxedCaptureMode relaxed;
     (void)cudaFreeHost(workspace->h_result);
     (void)cudaFree(workspace->memory);
-    throw_cuda_error(status, call, __FILE__, __LINE__);
+    throw_cuda_error(status, call);
   }
   return workspace;
 }
@@ -156,17 +170,61 @@ WorkspaceView workspace_for(cudaStream_t stream, bool capturing, int device) {
   Registry& r = registry();
   unsigned long long stream_id = 0;
   REDUCELAB_CUDA_CHECK(cudaStreamGetId(stream, &stream_id));
+  const unsigned generation = r.generation.load(std::memory_order_acquire);
   if (r.pending.load(std::memory_order_acquire) == 0) {
-    if (Workspace* cached = find_cached(device, stream_id))
+    if (Workspace* cached = find_cached(device, stream_id, generation))
       return view_of(device, cached->memory, cached);
   }
   std::lock_guard<std::mutex> lock(r.mutex);
   free_released(r);
   auto& slot = r.by_stream[{device, stream_id}];
   if (!slot) slot = new_workspace(stream);
-  if (find_cached(device, stream_id) == nullptr)
-    t_cache[t_next++ % kThreadCache] = {device, stream_id, slot.get()};
+  const unsigned current = r.generation.load(std::memory_order_relaxed);
+  if (find_cached(device, stream_id, current) == nullptr)
+    t_cache[t_next++ % kThreadCache] = {device, stream_id, current, slot.get()};
   return view_of(device, slot->memory, slot.get());
 }
 
-}  // namespace reducelab::detail
+}  // namespace detail
+
+void release_workspace(cudaStream_t stream) {
+  using namespace detail;
+  const int device = current_device();
+  unsigned long long stream_id = 0;
+  REDUCELAB_CUDA_CHECK(cudaStreamGetId(stream, &stream_id));
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  free_released(r);
+  const auto found = r.by_stream.find({device, stream_id});
+  if (found == r.by_stream.end()) return;
+  // Work queued on the stream may still use the workspace.
+  REDUCELAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  free_workspace(*found->second);
+  r.by_stream.erase(found);
+  r.generation.fetch_add(1, std::memory_order_acq_rel);
+}
+
+void release_workspaces() {
+  using namespace detail;
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  free_released(r);
+  if (r.by_stream.empty()) return;
+  // The streams themselves may be gone: wait for each device that has workspaces instead.
+  const int current = current_device();
+  int synced = -1;
+  for (const auto& entry : r.by_stream) {
+    const int device = entry.first.first;
+    if (device == synced) continue;
+    REDUCELAB_CUDA_CHECK(cudaSetDevice(device));
+    const cudaError_t status = cudaDeviceSynchronize();
+    (void)cudaSetDevice(current);
+    if (status != cudaSuccess) throw_cuda_error(status, "cudaDeviceSynchronize");
+    synced = device;
+  }
+  for (auto& entry : r.by_stream) free_workspace(*entry.second);
+  r.by_stream.clear();
+  r.generation.fetch_add(1, std::memory_order_acq_rel);
+}
+
+}  // namespace reducelab

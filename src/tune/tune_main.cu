@@ -28,8 +28,54 @@ namespace reducelab::tune {
 namespace {
 
 using detail::Config;  // the launcher's configuration, every parameter open
-using detail::GridStep;
 using device::LoadHint;
+
+// How the blocks' partials become one result, for timing the grid step in parts. Only `fold` is
+// the production kernel's step (grid_step.cuh); `none` and `ticket_only` give wrong results.
+enum class GridStep { none, ticket_only, fenced_fold, fold };
+
+// The production kernel's shape (kernel.cuh), from the same pieces, with the grid step open.
+template <class Traits, class C, GridStep kStep>
+__global__ void __launch_bounds__(C::kBlock) step_variant_kernel(detail::KernelArgs<typename Traits::Elem> a) {
+  using Acc = typename Traits::Acc;
+  __shared__ Acc warp_slots[C::kBlock / device::kWarpSize];
+  __shared__ bool is_last_block;
+  typename Traits::State state = Traits::start();
+  detail::RangeAgent<Traits, C::kBlock, C::kUnroll, C::kHint, true>::consume(state, a.x, a.y, a.n, a.split,
+                                                                             blockIdx.x, gridDim.x);
+  Acc acc = Traits::finish(state, a.x);
+  auto combine = [](Acc p, Acc q) { return Traits::combine(p, q); };
+  acc = device::block_reduce<C::kBlock>(acc, combine, Traits::identity(), warp_slots);
+  if constexpr (kStep == GridStep::fold) {
+    if (gridDim.x == 1 || detail::grid_step<Traits, C::kBlock>(acc, static_cast<Acc*>(a.partials), a.counter, warp_slots))
+      if (threadIdx.x == 0) Traits::store(a.out, acc);
+    return;
+  }
+  if (gridDim.x == 1 || kStep == GridStep::none) {
+    if (threadIdx.x == 0 && blockIdx.x == 0) Traits::store(a.out, acc);
+    return;
+  }
+  cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(*a.counter);
+  if (threadIdx.x == 0) {
+    detail::store_partial(static_cast<Acc*>(a.partials) + blockIdx.x, acc);
+    is_last_block = counter.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!is_last_block) return;
+  if constexpr (kStep == GridStep::ticket_only) {
+    if (threadIdx.x == 0) counter.store(0u, cuda::memory_order_relaxed);
+    return;
+  }
+  __threadfence();  // fenced_fold: the kernel before session 3
+  acc = detail::fold_partials<Traits, C::kBlock>(static_cast<Acc*>(a.partials), gridDim.x, warp_slots);
+  if (threadIdx.x == 0) {
+    Traits::store(a.out, acc);
+    counter.store(0u, cuda::memory_order_relaxed);
+  }
+}
+
+template <class Traits, class C, GridStep kStep>
+struct StepVariantTag {};
 
 const char* hint_name(LoadHint h) {
   switch (h) {
@@ -46,7 +92,7 @@ struct Variant {
   std::function<void(const void* x, const void* y, std::size_t n, void* out, cudaStream_t)> run;
 };
 
-template <class Traits, class C>
+template <class Traits, class C, GridStep kStep = GridStep::fold>
 Variant variant(const char* op) {
   char name[96];
   std::snprintf(name, sizeof(name), "%s B=%d U=%d %s V>=%d", op, C::kBlock, C::kUnroll,
@@ -54,7 +100,15 @@ Variant variant(const char* op) {
   return {name, [](const void* x, const void* y, std::size_t n, void* out, cudaStream_t s) {
             using T = typename Traits::Elem;
             const auto ws = detail::workspace_for(s, false, detail::current_device());
-            detail::launch_with<Traits, C>(static_cast<const T*>(x), static_cast<const T*>(y), n, out, ws, s);
+            const T* tx = static_cast<const T*>(x);
+            const T* ty = static_cast<const T*>(y);
+            if constexpr (kStep == GridStep::fold) {  // the production kernel itself
+              detail::launch_with<Traits, C>(tx, ty, n, out, ws, s);
+            } else {
+              static_assert(Traits::kArrays == 1, "grid-step variants are single-array");
+              detail::launch_reduce<StepVariantTag<Traits, C, kStep>, C>(
+                  step_variant_kernel<Traits, C, kStep>, tx, ty, n, out, ws, s);
+            }
           }};
 }
 
@@ -481,11 +535,11 @@ int run(int argc, char** argv) {
   run_family<float>("f32 sum, large, against the stream floor", Op::sum,
                     {v<SumTraits<float, 1>, 512, 4>("sum"), v<SumTraits<float, 1>, 256, 8>("sum"),
                      v<SumTraits<float, 1>, 1024, 2>("sum"),
-                     variant<SumTraits<float, 1>, Config<512, 4, LoadHint::no_alloc, 1, GridStep::none>>(
+                     variant<SumTraits<float, 1>, Config<512, 4, LoadHint::no_alloc, 1>, GridStep::none>(
                          "sum, no grid step (result wrong)"),
-                     variant<SumTraits<float, 1>, Config<512, 4, LoadHint::no_alloc, 1, GridStep::ticket_only>>(
+                     variant<SumTraits<float, 1>, Config<512, 4, LoadHint::no_alloc, 1>, GridStep::ticket_only>(
                          "sum, tickets but no fold (result wrong)"),
-                     variant<SumTraits<float, 1>, Config<512, 4, LoadHint::no_alloc, 1, GridStep::fenced_fold>>(
+                     variant<SumTraits<float, 1>, Config<512, 4, LoadHint::no_alloc, 1>, GridStep::fenced_fold>(
                          "sum, fence before the fold (until session 3)"),
                      stream_floor<4>(), stream_floor<8>(), tma_floor<4, 16384>(),
                      tma_floor<2, 32768>(), tma_floor<3, 32768>(), tma_floor<2, 49152>()},
@@ -499,9 +553,9 @@ int run(int argc, char** argv) {
   run_family<float>("f32 sum, small", Op::sum,
                     {v<SumTraits<float, 1>, 512, 4>("sum"),
                      variant<SumTraits<float, 1>, Config<512, 4, LoadHint::no_alloc, 4>>("sum"),
-                     variant<SumTraits<float, 1>, Config<512, 4, LoadHint::no_alloc, 1, GridStep::none>>(
+                     variant<SumTraits<float, 1>, Config<512, 4, LoadHint::no_alloc, 1>, GridStep::none>(
                          "sum, no grid step (result wrong)"),
-                     variant<SumTraits<float, 1>, Config<512, 4, LoadHint::no_alloc, 1, GridStep::fenced_fold>>(
+                     variant<SumTraits<float, 1>, Config<512, 4, LoadHint::no_alloc, 1>, GridStep::fenced_fold>(
                          "sum, fence before the fold (until session 3)")},
                     {10, 12, 13, 14, 16, 18, 19, 20, 21, 22, 23}, dev, 5 * reps);
   // Does taking the variants in turn change what CUB measures between 2^21 and 2^24?
