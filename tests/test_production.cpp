@@ -29,6 +29,9 @@ void call_async(Op op, const T* x, const T* y, std::size_t n, void* out, cudaStr
     case Op::dot: return reducelab::dot(x, y, n, static_cast<sum_t<T>*>(out), stream);
     case Op::argmin: return reducelab::argmin(x, n, static_cast<ArgResult<T>*>(out), stream);
     case Op::argmax: return reducelab::argmax(x, n, static_cast<ArgResult<T>*>(out), stream);
+    default:  // an op without a typed call: the runtime-typed entry
+      return reducelab::reduce(op, dtype_of<T>::value, x, input_arrays(op) == 2 ? y : nullptr, n,
+                               out, stream);
   }
 }
 
@@ -44,6 +47,9 @@ void call_sync(Op op, const T* x, const T* y, std::size_t n, unsigned char* slot
     case Op::dot: return store(reducelab::dot(x, y, n, stream));
     case Op::argmin: return store(reducelab::argmin(x, n, stream));
     case Op::argmax: return store(reducelab::argmax(x, n, stream));
+    default:
+      return reducelab::reduce_to_host(op, dtype_of<T>::value, x, input_arrays(op) == 2 ? y : nullptr,
+                                       n, slot, stream);
   }
 }
 
@@ -51,8 +57,8 @@ void call_sync(Op op, const T* x, const T* y, std::size_t n, unsigned char* slot
 // value, which neither form promises to write).
 template <class T>
 bool same_bits(Op op, const unsigned char* a, const unsigned char* b) {
-  const bool arg = op == Op::argmin || op == Op::argmax;
-  const std::size_t value_bytes = (arg || op == Op::min || op == Op::max) ? sizeof(T) : sizeof(sum_t<T>);
+  const bool arg = info(op).result == ResultKind::value_index;
+  const std::size_t value_bytes = arg ? sizeof(T) : result_size(op, dtype_of<T>::value);
   return std::memcmp(a, b, value_bytes) == 0 && (!arg || std::memcmp(a + 8, b + 8, 8) == 0);
 }
 
@@ -61,7 +67,7 @@ template <class T>
 std::string check_both_forms(Op op, const std::vector<T>& hx, const std::vector<T>& hy,
                              const T* x, const T* y) {
   const std::size_t n = hx.size();
-  const auto ref = bench::reference(op, hx.data(), op == Op::dot ? hy.data() : nullptr, n);
+  const auto ref = bench::reference(op, hx.data(), input_arrays(op) == 2 ? hy.data() : nullptr, n);
   DeviceBuffer<unsigned char> out(16);
   REDUCELAB_CUDA_CHECK(cudaMemset(out.data(), 0xA5, 16));
   call_async<T>(op, x, y, n, out.data(), nullptr);
@@ -70,8 +76,15 @@ std::string check_both_forms(Op op, const std::vector<T>& hx, const std::vector<
   unsigned char sync_slot[16];
   std::memset(sync_slot, 0xA5, sizeof(sync_slot));
   call_sync<T>(op, x, y, n, sync_slot);
+  // The runtime-typed entry the typed calls wrap (and the bench and bindings call).
+  REDUCELAB_CUDA_CHECK(cudaMemset(out.data(), 0xA5, 16));
+  reducelab::reduce(op, dtype_of<T>::value, x, input_arrays(op) == 2 ? y : nullptr, n, out.data(), nullptr);
+  unsigned char runtime_slot[16];
+  REDUCELAB_CUDA_CHECK(cudaMemcpy(runtime_slot, out.data(), 16, cudaMemcpyDeviceToHost));
   std::string why = bench::check_result(ref, async_slot);
   if (!why.empty()) return "stream-ordered form: " + why;
+  if (!same_bits<T>(op, async_slot, runtime_slot))
+    return "reducelab::reduce differs bitwise from the typed call";
   why = bench::check_result(ref, sync_slot);
   if (!why.empty()) return "synchronous form: " + why;
   if (!same_bits<T>(op, async_slot, sync_slot)) return "the two forms differ bitwise";

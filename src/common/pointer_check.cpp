@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/cuda_check.hpp"
+#include "common/driver_api.hpp"
 
 namespace reducelab::detail {
 namespace {
@@ -46,6 +47,36 @@ void require_device_memory(const PointerArg& a, const cudaPointerAttributes& att
                     " but the current device is " + std::to_string(device));
 }
 
+// cuPointerGetAttributes (one call, three attributes) in the runtime's terms; false where the
+// entry point is missing or fails, and the caller asks the runtime.
+bool query_with_driver(const void* ptr, cudaPointerAttributes& out) {
+  const DriverApi& api = driver_api();
+  if (api.pointer_get_attributes == nullptr) return false;
+  CUpointer_attribute which[3] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                  CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                  CU_POINTER_ATTRIBUTE_IS_MANAGED};
+  unsigned memory_type = 0;
+  int ordinal = -1;
+  unsigned managed = 0;  // a bool in the driver's words: read into a zeroed word
+  void* values[3] = {&memory_type, &ordinal, &managed};
+  // Unlike the singular query, this one succeeds for unregistered host memory (type 0).
+  if (api.pointer_get_attributes(3, which, values, reinterpret_cast<CUdeviceptr>(ptr)) !=
+      CUDA_SUCCESS)
+    return false;
+  out = cudaPointerAttributes{};
+  out.device = ordinal;
+  if (managed != 0 || memory_type == CU_MEMORYTYPE_UNIFIED) {
+    out.type = cudaMemoryTypeManaged;
+  } else if (memory_type == CU_MEMORYTYPE_DEVICE) {
+    out.type = cudaMemoryTypeDevice;
+  } else if (memory_type == CU_MEMORYTYPE_HOST) {
+    out.type = cudaMemoryTypeHost;
+  } else {
+    out.type = cudaMemoryTypeUnregistered;
+  }
+  return true;
+}
+
 }  // namespace
 
 void require_device_pointers(std::initializer_list<PointerArg> args, int device) {
@@ -60,7 +91,7 @@ void require_device_pointers(std::initializer_list<PointerArg> args, int device)
   // any capture mode (tested with a global-mode capture in test_production_streams.cpp).
   std::size_t i = 0;
   for (const PointerArg& a : args) {
-    if (a.count > 0 && status == cudaSuccess)
+    if (a.count > 0 && status == cudaSuccess && !query_with_driver(a.ptr, attributes[i]))
       status = cudaPointerGetAttributes(&attributes[i], a.ptr);
     ++i;
   }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/cuda_check.hpp"
+#include "common/driver_api.hpp"
 #include "common/pointer_check.hpp"
 #include "reduce/launch.hpp"
 #include "reduce/workspace.hpp"

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/cuda_check.hpp"
+#include "common/driver_api.hpp"
 
 #include "reducelab/reduce.hpp"
 
@@ -158,30 +159,23 @@ std::unique_ptr<Workspace> new_workspace(cudaStream_t stream) {
 
 }  // namespace
 
-bool is_capturing(cudaStream_t stream) {
-  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  REDUCELAB_CUDA_CHECK(cudaStreamIsCapturing(stream, &status));
-  return status != cudaStreamCaptureStatusNone;
-}
-
 WorkspaceView workspace_for(cudaStream_t stream, bool capturing, int device) {
   if (capturing) return graph_workspace(stream, device);
 
   Registry& r = registry();
-  unsigned long long stream_id = 0;
-  REDUCELAB_CUDA_CHECK(cudaStreamGetId(stream, &stream_id));
+  const unsigned long long id = stream_id(stream);
   const unsigned generation = r.generation.load(std::memory_order_acquire);
   if (r.pending.load(std::memory_order_acquire) == 0) {
-    if (Workspace* cached = find_cached(device, stream_id, generation))
+    if (Workspace* cached = find_cached(device, id, generation))
       return view_of(device, cached->memory, cached);
   }
   std::lock_guard<std::mutex> lock(r.mutex);
   free_released(r);
-  auto& slot = r.by_stream[{device, stream_id}];
+  auto& slot = r.by_stream[{device, id}];
   if (!slot) slot = new_workspace(stream);
   const unsigned current = r.generation.load(std::memory_order_relaxed);
-  if (find_cached(device, stream_id, current) == nullptr)
-    t_cache[t_next++ % kThreadCache] = {device, stream_id, current, slot.get()};
+  if (find_cached(device, id, current) == nullptr)
+    t_cache[t_next++ % kThreadCache] = {device, id, current, slot.get()};
   return view_of(device, slot->memory, slot.get());
 }
 
@@ -190,12 +184,11 @@ WorkspaceView workspace_for(cudaStream_t stream, bool capturing, int device) {
 void release_workspace(cudaStream_t stream) {
   using namespace detail;
   const int device = current_device();
-  unsigned long long stream_id = 0;
-  REDUCELAB_CUDA_CHECK(cudaStreamGetId(stream, &stream_id));
+  const unsigned long long id = stream_id(stream);
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   free_released(r);
-  const auto found = r.by_stream.find({device, stream_id});
+  const auto found = r.by_stream.find({device, id});
   if (found == r.by_stream.end()) return;
   // Work queued on the stream may still use the workspace.
   REDUCELAB_CUDA_CHECK(cudaStreamSynchronize(stream));

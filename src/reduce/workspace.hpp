@@ -36,7 +36,5 @@ struct WorkspaceView {
 //! first call on a (device, stream) a thread finds it without taking a lock.
 WorkspaceView workspace_for(cudaStream_t stream, bool capturing, int device);
 
-//! True when `stream` is being captured into a graph.
-bool is_capturing(cudaStream_t stream);
 
 }  // namespace reducelab::detail

@@ -1,7 +1,7 @@
 // reducelab_tune: times configurations of the production kernel (block size, vectors in flight
 // per thread, load cache hint) side by side with CUB, to choose TunedConfig in
 // src/reduce/launch.cuh. Not installed; run on the GPU you tune for:
-//   reducelab_tune [--quick]
+//   reducelab_tune [--quick | --mid | --small]
 // Each figure is the median of event-timed calls, measured like `reducelab bench`.
 
 #include <chrono>
@@ -109,6 +109,14 @@ Variant variant(const char* op) {
               detail::launch_reduce<StepVariantTag<Traits, C, kStep>, C>(
                   step_variant_kernel<Traits, C, kStep>, tx, ty, n, out, ws, s);
             }
+          }};
+}
+
+// The public runtime-typed call, every argument check included: what a user's call costs.
+Variant api_variant(Op op, DType dtype) {
+  return {"reducelab::reduce (API, all checks): " + std::string(to_string(op)),
+          [op, dtype](const void* x, const void* y, std::size_t n, void* out, cudaStream_t s) {
+            reducelab::reduce(op, dtype, x, input_arrays(op) == 2 ? y : nullptr, n, out, s);
           }};
 }
 
@@ -327,6 +335,19 @@ void overheads(int reps) {
   CUdevice driver_device = 0;
   row("cuCtxGetDevice", host_ns([&] { (void)cuCtxGetDevice(&driver_device); }, iters));
   row("empty kernel launch", host_ns([&] { empty_kernel<<<1, 32, 0, stream>>>(); }, iters, drain));
+  // The same launch through the driver with the function handle looked up once: the runtime's
+  // <<<>>> finds the kernel's handle for the current context on every call.
+  {
+    cudaFunction_t function = nullptr;
+    REDUCELAB_CUDA_CHECK(cudaGetFuncBySymbol(&function, reinterpret_cast<const void*>(empty_kernel)));
+    void* no_args[1] = {nullptr};
+    row("empty kernel, cuLaunchKernel with a cached handle", host_ns([&] {
+          (void)cuLaunchKernel(reinterpret_cast<CUfunction>(function), 1, 1, 1, 32, 1, 1, 0, stream, no_args, nullptr);
+        }, iters, drain));
+    row("empty kernel, cudaLaunchKernel", host_ns([&] {
+          (void)cudaLaunchKernel(reinterpret_cast<const void*>(empty_kernel), dim3(1), dim3(32), no_args, 0, stream);
+        }, iters, drain));
+  }
   row("launch_with n=1", host_ns([&] { launch_one(1, out.data(), stream); }, iters, drain));
   row("reducelab::sum n=1, stream-ordered (all checks + launch)",
       host_ns([&] { reducelab::sum(x.data(), 1, out.data(), stream); }, iters, drain));
@@ -518,6 +539,29 @@ int run(int argc, char** argv) {
   // second, matched 512 x 4): an effect of the order in which variants take the input copies,
   // not of the configuration (docs/results/h200-tuning.md).
   const bool mid_only = argc > 1 && std::strcmp(argv[1], "--mid") == 0;
+  // `--small`: where a small call's time goes, and the API against the launcher and CUB at the
+  // sizes a single block reads (2^10..2^13), every variant taken in turn, 10x the reps.
+  if (argc > 1 && std::strcmp(argv[1], "--small") == 0) {
+    overheads(reps);
+    // Does a smaller block read one tile sooner? Each variant below is a single block up to
+    // its tile (kBlock x kUnroll vectors: 2^13 floats for 512 x 4, 2^12 for 256 x 4).
+    const std::vector<int> one_block = {10, 11, 12, 13};
+    run_family<float>("f32 sum, one block", Op::sum,
+                      {api_variant(Op::sum, DType::f32), v<SumTraits<float, 1>, 512, 4>("sum"),
+                       v<SumTraits<float, 1>, 256, 4>("sum"), v<SumTraits<float, 1>, 256, 8>("sum"),
+                       v<SumTraits<float, 1>, 128, 8>("sum")},
+                      one_block, dev, 10 * reps);
+    run_family<float>("f32 max, one block", Op::max,
+                      {api_variant(Op::max, DType::f32), v<ExtremumTraits<float, device::Max>, 512, 4>("max"),
+                       v<ExtremumTraits<float, device::Max>, 256, 4>("max"),
+                       v<ExtremumTraits<float, device::Max>, 256, 8>("max")},
+                      one_block, dev, 10 * reps);
+    run_family<float>("f32 argmax, one block", Op::argmax,
+                      {api_variant(Op::argmax, DType::f32), v<ArgTraits<float, false>, 256, 8>("argmax"),
+                       v<ArgTraits<float, false>, 128, 8>("argmax")},
+                      one_block, dev, 10 * reps);
+    return 0;
+  }
   run_family<float>("f32 sum, middle sizes", Op::sum,
                     {v<SumTraits<float, 1>, 512, 4>("sum"), v<SumTraits<float, 1>, 1024, 2>("sum"),
                      v<SumTraits<float, 1>, 1024, 4>("sum")},
@@ -551,7 +595,7 @@ int run(int argc, char** argv) {
   // Small f32 sums: do fewer blocks with full batches make the few-block calls cheaper, and what
   // does the grid step cost? Tiny calls vary by ~1 us between runs: 5x the reps.
   run_family<float>("f32 sum, small", Op::sum,
-                    {v<SumTraits<float, 1>, 512, 4>("sum"),
+                    {api_variant(Op::sum, DType::f32), v<SumTraits<float, 1>, 512, 4>("sum"),
                      variant<SumTraits<float, 1>, Config<512, 4, LoadHint::no_alloc, 4>>("sum"),
                      variant<SumTraits<float, 1>, Config<512, 4, LoadHint::no_alloc, 1>, GridStep::none>(
                          "sum, no grid step (result wrong)"),

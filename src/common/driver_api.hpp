@@ -1,0 +1,29 @@
+#pragma once
+// The few CUDA driver entry points on the per-call path, found once through the runtime
+// (cudaGetDriverEntryPointByVersion), so the library needs no libcuda at link time. Each is
+// 40-70 ns cheaper per call than its runtime equivalent on the H200 machine (session 3's tune,
+// docs/notebook/h200-tuning.md); a call makes four of them. Callers fall back to the runtime
+// call when an entry point is missing or fails (e.g. before this thread has a current context),
+// so the runtime stays the authority on errors.
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+namespace reducelab::detail {
+
+struct DriverApi {
+  CUresult (*pointer_get_attributes)(unsigned, CUpointer_attribute*, void**, CUdeviceptr) = nullptr;
+  CUresult (*stream_get_id)(CUstream, unsigned long long*) = nullptr;
+  CUresult (*stream_is_capturing)(CUstream, CUstreamCaptureStatus*) = nullptr;
+};
+
+//! Resolved on first use; members are null where the driver lacks them.
+const DriverApi& driver_api();
+
+//! The stream's id (cudaStreamGetId); throws reducelab::Error on failure.
+unsigned long long stream_id(cudaStream_t stream);
+
+//! True while `stream` is being captured into a graph; throws reducelab::Error on failure.
+bool is_capturing(cudaStream_t stream);
+
+}  // namespace reducelab::detail
