@@ -28,6 +28,7 @@ const DriverApi& driver_api() {
     a.stream_get_id = entry_point<decltype(a.stream_get_id)>("cuStreamGetId", 12000);
     a.stream_is_capturing =
         entry_point<decltype(a.stream_is_capturing)>("cuStreamIsCapturing", 10000);
+    a.launch_kernel = entry_point<decltype(a.launch_kernel)>("cuLaunchKernel", 4000);
     return a;
   }();
   return api;

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "common/cuda_check.hpp"
+#include "common/kernel_launch.cuh"
 #include "common/resident_grid.cuh"
 #include "reduce/config.cuh"
 #include "reduce/kernel.cuh"
@@ -43,15 +44,23 @@ void launch_reduce(Kernel kernel, const T* x, const T* y, std::size_t n, void* d
   const RangeSplit split = split_range(x, n);
   const KernelArgs<T> args{x, y, n, split, d_out, ws.d_partials, ws.d_counter};
   const unsigned resident = resident_grid<Tag>(kernel, Config::kBlock, ws.device);
-  kernel<<<grid_size<Config>(split.vectors, resident), Config::kBlock, 0, stream>>>(args);
-  REDUCELAB_CHECK_LAUNCH("reducelab reduce_kernel");
+  launch_kernel<Tag>(kernel, grid_size<Config>(split.vectors, resident), Config::kBlock, stream,
+                     ws.device, "launch of reducelab reduce_kernel", args);
 }
 
 //! The production kernel of Traits: dot's y is read as vectors only when it shares x's offset
-//! in a 16-byte line.
+//! in a 16-byte line. Inputs of at most one small tile (OneBlockConfigFor) take that kernel.
 template <class Traits, class Config = typename ConfigFor<Traits>::type>
 void launch_with(const typename Traits::Elem* x, const typename Traits::Elem* y, std::size_t n,
                  void* d_out, const WorkspaceView& ws, cudaStream_t stream) {
+  using Small = typename OneBlockConfigFor<Traits>::type;
+  if constexpr (!std::is_same_v<Small, Config> && Traits::kArrays == 1) {
+    if (split_range(x, n).vectors <= Small::kTile) {
+      launch_reduce<KernelTag<Traits, Small, true>, Small>(reduce_kernel<Traits, Small, true>, x,
+                                                           y, n, d_out, ws, stream);
+      return;
+    }
+  }
   if (Traits::kArrays == 1 || same_offset_in_line(x, y)) {
     launch_reduce<KernelTag<Traits, Config, true>, Config>(reduce_kernel<Traits, Config, true>, x,
                                                            y, n, d_out, ws, stream);

@@ -43,7 +43,9 @@ __device__ __forceinline__ T narrow(compare_t<T> v) {
   if constexpr (std::is_same_v<T, __half>) {
     return __float2half_rn(v);  // exact: v came from a __half
   } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    return __float2bfloat16_rn(v);
+    // Exact truncation: v came from a bf16, so its low 16 bits are zero. __float2bfloat16_rn
+    // would turn every NaN into 0x7fff, and argmin/argmax return the stored element's bits.
+    return __ushort_as_bfloat16(static_cast<unsigned short>(__float_as_uint(v) >> 16));
   } else {
     return v;
   }

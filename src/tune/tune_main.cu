@@ -102,8 +102,10 @@ Variant variant(const char* op) {
             const auto ws = detail::workspace_for(s, false, detail::current_device());
             const T* tx = static_cast<const T*>(x);
             const T* ty = static_cast<const T*>(y);
-            if constexpr (kStep == GridStep::fold) {  // the production kernel itself
-              detail::launch_with<Traits, C>(tx, ty, n, out, ws, s);
+            if constexpr (kStep == GridStep::fold) {  // the production kernel in configuration C
+              // (the tune's inputs share one 16-byte offset, so dot reads y as vectors too)
+              detail::launch_reduce<detail::KernelTag<Traits, C, true>, C>(
+                  detail::reduce_kernel<Traits, C, true>, tx, ty, n, out, ws, s);
             } else {
               static_assert(Traits::kArrays == 1, "grid-step variants are single-array");
               detail::launch_reduce<StepVariantTag<Traits, C, kStep>, C>(
@@ -556,6 +558,14 @@ int run(int argc, char** argv) {
                        v<ExtremumTraits<float, device::Max>, 256, 4>("max"),
                        v<ExtremumTraits<float, device::Max>, 256, 8>("max")},
                       one_block, dev, 10 * reps);
+    run_family<double>("f64 sum, one block", Op::sum,
+                       {api_variant(Op::sum, DType::f64), v<SumTraits<double, 1>, 512, 8>("sum"),
+                        v<SumTraits<double, 1>, 256, 4>("sum")},
+                       {9, 10, 11, 12}, dev, 10 * reps);
+    run_family<__half>("f16 sum, one block", Op::sum,
+                       {api_variant(Op::sum, DType::f16), v<SumTraits<__half, 1>, 512, 4>("sum"),
+                        v<SumTraits<__half, 1>, 256, 4>("sum")},
+                       {10, 11, 12, 13}, dev, 10 * reps);
     run_family<float>("f32 argmax, one block", Op::argmax,
                       {api_variant(Op::argmax, DType::f32), v<ArgTraits<float, false>, 256, 8>("argmax"),
                        v<ArgTraits<float, false>, 128, 8>("argmax")},
