@@ -56,12 +56,16 @@ struct ConfigFor<ArgTraits<T, kIsMin>> {
 };
 
 // Inputs of at most one tile of the block below (16 KB) are read by one block of 256 threads with
-// 4 vectors each: f32 sum at 2^12 (tune --small, 10 x 40 calls in turn): 6.5 us for 256 x 4, 6.9
-// for 512 x 4, CUB 6.5; f32 max 6.8 against 7.0, CUB 6.5. At 2^10..2^11 all within 0.3 us.
-// argmin/argmax keep their own configuration (256 x 8 is already one block up to 2^13 floats).
+// 4 vectors each, for 1-, 2- and 4-byte elements (tune --small, two machines, 400 calls per
+// point taken in turn): f32 sum at 2^12 6.5 us for 256 x 4 against 6.9 for 512 x 4 (CUB 6.5),
+// and 7.3 against 7.8 (CUB 8.0); f32 max 6.8 vs 7.0 and 6.7 vs 7.0; f16 sum at 2^10..2^12
+// 6.6-6.7 vs 6.8-7.0. 8-byte elements keep their configuration (f64 sum at 2^11: 8.0 us for
+// 256 x 4 against 7.5 for 512 x 8), and so do argmin/argmax (256 x 8 is one block up to 2^13
+// floats already).
 template <class Traits>
 struct OneBlockConfigFor {
-  using type = Config<256, 4>;
+  using type = std::conditional_t<sizeof(typename Traits::Elem) <= 4, Config<256, 4>,
+                                  typename ConfigFor<Traits>::type>;
 };
 template <class T, bool kIsMin>
 struct OneBlockConfigFor<ArgTraits<T, kIsMin>> {

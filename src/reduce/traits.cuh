@@ -51,6 +51,30 @@ __device__ __forceinline__ T narrow(compare_t<T> v) {
   }
 }
 
+// widen/narrow that keep every bit of a 16-bit NaN (payload and sign), for argmin/argmax, whose
+// value must be the stored element: the float conversions may return a canonical NaN. Off the
+// hot path (once per thread and per result), so the plain conversions stay in the loops.
+template <class V, class T>
+__device__ __forceinline__ V widen_exact(T v) {
+  if constexpr (std::is_same_v<T, __half>) {
+    const unsigned bits = __half_as_ushort(v);
+    if ((bits & 0x7c00u) == 0x7c00u && (bits & 0x3ffu) != 0)
+      return __uint_as_float(((bits & 0x8000u) << 16) | 0x7f800000u | ((bits & 0x3ffu) << 13));
+  }
+  return widen<V>(v);
+}
+
+template <class T>
+__device__ __forceinline__ T narrow_exact(compare_t<T> v) {
+  if constexpr (std::is_same_v<T, __half>) {
+    const unsigned bits = __float_as_uint(v);
+    if (v != v)
+      return __ushort_as_half(static_cast<unsigned short>(((bits >> 16) & 0x8000u) | 0x7c00u |
+                                                          ((bits >> 13) & 0x3ffu)));
+  }
+  return narrow<T>(v);
+}
+
 template <class V>
 __device__ __forceinline__ bool is_nan(V v) {
   if constexpr (cuda::std::numeric_limits<V>::has_quiet_NaN) {
@@ -214,7 +238,7 @@ struct ArgTraits {
     return b.index < a.index ? b : a;
   }
   __device__ static void update(State& s, T x, T, std::size_t index) {
-    const V v = widen<V>(x);
+    const V v = widen_exact<V>(x);
     if (better(v, s.value) || s.index == kNoIndex) {
       s.value = v;
       s.index = static_cast<std::int64_t>(index);
@@ -248,13 +272,13 @@ struct ArgTraits {
         chosen = element[j];
       }
     }
-    return {widen<V>(chosen), s.index + position};
+    return {widen_exact<V>(chosen), s.index + position};
   }
-  __device__ static Out finalize(Acc acc) { return {narrow<T>(acc.value), acc.index}; }
+  __device__ static Out finalize(Acc acc) { return {narrow_exact<T>(acc.value), acc.index}; }
   // All 16 bytes, padding zeroed: results compare bitwise and no byte is left uninitialised.
   __device__ static void store(void* out, Acc acc) {
     unsigned words[4] = {0, 0, 0, 0};
-    const T value = narrow<T>(acc.value);
+    const T value = narrow_exact<T>(acc.value);
     memcpy(words, &value, sizeof(T));
     memcpy(words + 2, &acc.index, 8);
     uint2* target = static_cast<uint2*>(out);  // ArgResult is 8-byte aligned
