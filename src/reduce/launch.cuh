@@ -10,7 +10,7 @@
 
 namespace reducelab::detail {
 
-// Tuned on the H200 with build/release/src/reducelab_tune (docs/results/h200-tuning.md): the
+// Tuned on the H200 with build/release/src/reducelab_tune (docs/notebook/h200-tuning.md): the
 // bytes a thread keeps in flight, and the registers its state costs, decide the configuration.
 // Figures are 2^27 elements, one tune run each (runs differ by ~1-2% between machines). The
 // parameters after kUnroll keep their production values except in reducelab_tune's variants.

@@ -462,7 +462,7 @@ int run(int argc, char** argv) {
   // `--mid`: only the middle sizes. In every session-3 run the variant timed third at 2^24 read
   // 3-4 us faster than the others (1024 x 2 in the large family, 1024 x 4 here, where 1024 x 2,
   // second, matched 512 x 4): an effect of the order in which variants take the input copies,
-  // not of the configuration (docs/results/h200-tuning.md).
+  // not of the configuration (docs/notebook/h200-tuning.md).
   const bool mid_only = argc > 1 && std::strcmp(argv[1], "--mid") == 0;
   run_family<float>("f32 sum, middle sizes", Op::sum,
                     {v<SumTraits<float, 1>, 512, 4>("sum"), v<SumTraits<float, 1>, 1024, 2>("sum"),
