@@ -1,7 +1,8 @@
 #pragma once
-// The teaching ladder: eight rungs V0..V7 of a float reduce kernel, after the article in
-// shared/seed (summarised in docs/ladder.md). This header is the one registry of rungs: the CLI
-// help, the benchmark loop and the tests all iterate over `rungs()`, so they cannot disagree.
+// The teaching ladder: eight rungs V0..V7 of a float reduce kernel, after the article
+// "Reduce 算子优化" ("optimising the reduce operator", a Chinese write-up of this ladder; each rung
+// retold in docs/ladder.md). This header is the one registry of rungs: the CLI help, the
+// benchmark loop and the tests all iterate over `rungs()`, so they cannot disagree.
 
 #include <cuda_runtime_api.h>
 

@@ -539,7 +539,7 @@ int run(int argc, char** argv) {
   // `--mid`: only the middle sizes. In every session-3 run the variant timed third at 2^24 read
   // 3-4 us faster than the others (1024 x 2 in the large family, 1024 x 4 here, where 1024 x 2,
   // second, matched 512 x 4): an effect of the order in which variants take the input copies,
-  // not of the configuration (docs/results/h200-tuning.md).
+  // not of the configuration (docs/notebook/h200-tuning.md).
   const bool mid_only = argc > 1 && std::strcmp(argv[1], "--mid") == 0;
   // `--small`: where a small call's time goes, and the API against the launcher and CUB at the
   // sizes a single block reads (2^10..2^13), every variant taken in turn, 10x the reps.
