@@ -41,7 +41,7 @@ void run_explain(const ExplainOptions& o) {
   const model::Machine machine{o.sms, o.blocks_per_sm};
 
   std::vector<model::RungModel> models;
-  for (const ladder::Rung* rung : chosen) models.push_back(model::model_rung(rung->id, o.block));
+  for (const ladder::Rung* rung : chosen) models.push_back(model::model_rung(*rung, o.block));
 
   std::cout << "# reducelab explain: B = " << o.block
             << " threads per block, n = " << model::format_count(n) << "\n\n"
@@ -49,11 +49,11 @@ void run_explain(const ExplainOptions& o) {
                "used). Bank conflict: the most distinct 4-byte words one of the 32 banks serves "
                "for one shared-memory instruction of one warp (1: none, -: no shared memory).\n";
   // V7 sizes its grid from the device; without one, say which figures stand in for it.
-  const bool has_v7 = std::any_of(chosen.begin(), chosen.end(), [](const ladder::Rung* rung) {
-    return std::string(rung->id) == "V7";
+  const auto resident = std::find_if(chosen.begin(), chosen.end(), [](const ladder::Rung* rung) {
+    return rung->grid == ladder::GridRule::resident;
   });
-  if (has_v7)
-    std::cout << "V7's grid assumes " << o.sms << " SMs and "
+  if (resident != chosen.end())
+    std::cout << (*resident)->id << "'s grid assumes " << o.sms << " SMs and "
               << (o.blocks_per_sm > 0
                       ? std::to_string(o.blocks_per_sm)
                       : "2048 / B = " + std::to_string(std::min(32, 2048 / o.block)))
