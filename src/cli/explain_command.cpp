@@ -86,8 +86,7 @@ void add_explain_command(CLI::App& app) {
       "Per-step lanes, divergence, bank conflicts and barriers of each rung (CPU model, no GPU)");
   command->add_option("--block", options->block, "Threads per block: a power of two, 64..1024")
       ->capture_default_str();
-  command->add_option("--rung", options->rungs, "V0..V7 (case-insensitive), a comma list, or all")
-      ->capture_default_str();
+  command->add_option("--rungs", options->rungs, rungs_help(false))->capture_default_str();
   command->add_option("--n", options->n, "Elements for the grid summary: 134217728, 2^27, 2^20+3")
       ->capture_default_str();
   command->add_option("--sms", options->sms, "SM count V7's grid assumes (H200: 132)")
