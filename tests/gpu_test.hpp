@@ -25,8 +25,9 @@ inline const std::string& no_gpu_reason() {
   return reason;
 }
 
-//! The seed of every random input, printed by gpu_main.cpp so a failure can be replayed.
-inline constexpr std::uint64_t kSeed = 20261130;
+//! The seed of every random input, printed by gpu_main.cpp so a failure can be replayed: the
+//! commands' default, so a test and a bench row draw the same inputs.
+inline constexpr std::uint64_t kSeed = bench::kDefaultSeed;
 
 class GpuTest : public ::testing::Test {
  protected:

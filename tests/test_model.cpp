@@ -367,6 +367,36 @@ TEST(LaunchStats, RejectsZeroAndBadMachines) {
 
 // ---- Errors and output -----------------------------------------------------------------
 
+// ---- The registry is the model's source ---------------------------------------------------
+
+TEST(ModelRegistry, OneModelPerRegistryRungFromItsData) {
+  const std::vector<RungModel> all = model_all(256);
+  ASSERT_EQ(all.size(), ladder::rungs().size());
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const ladder::Rung& rung = ladder::rungs()[i];
+    EXPECT_EQ(all[i].id, rung.id);
+    EXPECT_EQ(all[i].elements_per_thread, rung.elements_per_thread) << rung.id;
+    EXPECT_DOUBLE_EQ(all[i].global_loads_per_element, 1.0 / rung.load_width) << rung.id;
+    const RungModel by_id = model_rung(rung.id, 256);
+    ASSERT_EQ(by_id.steps.size(), all[i].steps.size()) << rung.id;
+    for (std::size_t s = 0; s < by_id.steps.size(); ++s)
+      EXPECT_EQ(by_id.steps[s].label, all[i].steps[s].label) << rung.id;
+  }
+}
+
+TEST(ModelRegistry, FirstPassGridMatchesTheKernels) {
+  // The kernels' grid_for() sizes the workspace (two buffers of the first grid when it has more
+  // than one block); V0..V6 need no device for it, so the model's grid can be checked against it.
+  for (const ladder::Rung& rung : ladder::rungs()) {
+    if (rung.grid != ladder::GridRule::cover) continue;
+    for (std::size_t n :
+         {std::size_t{1}, std::size_t{1000}, (std::size_t{1} << 20) + 3, std::size_t{1} << 27}) {
+      const std::uint64_t blocks = launch_stats(model_rung(rung, rung.block_size), n).blocks;
+      EXPECT_EQ(rung.workspace_elems(n), blocks > 1 ? 2 * blocks : 0) << rung.id << " n = " << n;
+    }
+  }
+}
+
 TEST(ModelErrors, UnknownRungOrBadBlock) {
   for (const char* id : {"V8", "", "X1", "V10", "all"}) {
     try {
@@ -374,6 +404,8 @@ TEST(ModelErrors, UnknownRungOrBadBlock) {
       ADD_FAILURE() << "'" << id << "' was accepted";
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+      EXPECT_NE(std::string(e.what()).find("expected one of: V0 V1"), std::string::npos)
+          << e.what();
     }
   }
   for (int block : {0, 32, 96, 100, 2048, -256})

@@ -1,10 +1,86 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench/suite.hpp"
 #include "cli/options.hpp"
 #include "reducelab/error.hpp"
 
 namespace reducelab::cli {
 namespace {
+
+// An app shaped like reducelab's: the three measuring commands with the shared options each
+// takes (and bench's own --n), a hidden command, and explain's --rungs. Each callback checks its
+// options as the real commands do before they touch a device, then records that it got there.
+struct TestApp {
+  CLI::App app{"test"};
+  MeasureOptions bench;
+  MeasureOptions sweep;
+  MeasureOptions profile;
+  MeasureOptions hidden;
+  std::string n;
+  std::string explain_rungs = "all";
+  std::vector<std::string> reached;  // the commands whose checks passed ("the device query")
+
+  TestApp() {
+    app.require_subcommand(1);
+    app.set_version_flag("--version", "1.2.3");
+    add("bench", bench, kTakesOpList | kTakesDTypes | kTakesTiming | kTakesTables | kTakesMarkdown)
+        ->add_option("--n", n);
+    add("sweep", sweep, kTakesOpList | kTakesDTypes | kTakesTiming | kTakesTables);
+    add("profile", profile, kTakesMarkdown);
+    add("profile-target", hidden, 0)->group("");
+    CLI::App* explain = app.add_subcommand("explain", "the model");
+    explain->add_option("--rungs", explain_rungs, rungs_help(false));
+    explain->callback([this] {
+      ladder::parse_rung_list(explain_rungs);
+      reached.push_back("explain");
+    });
+  }
+
+  CLI::App* add(const std::string& name, MeasureOptions& options, unsigned taken) {
+    CLI::App* command = app.add_subcommand(name, name);
+    add_measure_options(*command, options, taken);
+    command->callback([this, name, &options] {
+      check_measure_options(options);
+      reached.push_back(name);
+    });
+    return command;
+  }
+
+  // Runs the command line; `out` and `err` receive what the user would see.
+  int run(std::vector<std::string> args) {
+    args.insert(args.begin(), "reducelab");
+    std::vector<const char*> argv;
+    for (const std::string& arg : args) argv.push_back(arg.c_str());
+    out.str("");
+    err.str("");
+    return run_app(app, static_cast<int>(argv.size()), argv.data(), out, err);
+  }
+  std::ostringstream out;
+  std::ostringstream err;
+};
+
+// The usage-error contract, on a fresh app (CLI11 keeps the values of an earlier parse):
+// nothing on stdout, one line on stderr starting "reducelab: ", exit 2, no command reached.
+void expect_usage_error(const std::vector<std::string>& args, const std::string& wanted) {
+  TestApp t;
+  const int status = t.run(args);
+  const std::string err = t.err.str();
+  EXPECT_EQ(status, kUsageExit) << err;
+  EXPECT_EQ(t.out.str(), "");
+  EXPECT_EQ(err.rfind("reducelab: ", 0), 0u) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_NE(err.find(wanted), std::string::npos) << "'" << wanted << "' not in: " << err;
+  EXPECT_TRUE(t.reached.empty()) << err;
+}
 
 TEST(ParseCount, AcceptsTheWaysPeopleWriteSizes) {
   EXPECT_EQ(parse_count("134217728"), std::size_t{1} << 27);
@@ -47,6 +123,208 @@ TEST(Names, RoundTrip) {
   EXPECT_EQ(size_of(DType::u64), 8u);
   EXPECT_EQ(input_arrays(Op::dot), 2);
   EXPECT_EQ(input_arrays(Op::argmax), 1);
+}
+
+// ---- The shared options -----------------------------------------------------------------
+
+TEST(SharedOptions, ParseTheSameInEveryMeasuringCommand) {
+  const std::vector<std::string> shared = {
+      "--op", "max",      "--rungs", "V0,v7",    "--seed",
+      "7",    "--device", "1",       "--no-cub", "--no-production"};
+  for (const std::string command : {"bench", "sweep", "profile", "profile-target"}) {
+    TestApp t;
+    std::vector<std::string> args = {command};
+    args.insert(args.end(), shared.begin(), shared.end());
+    ASSERT_EQ(t.run(args), 0) << command << ": " << t.err.str();
+    ASSERT_EQ(t.reached, std::vector<std::string>{command});
+    const MeasureOptions& o = command == "bench"     ? t.bench
+                              : command == "sweep"   ? t.sweep
+                              : command == "profile" ? t.profile
+                                                     : t.hidden;
+    EXPECT_EQ(o.ops, "max") << command;
+    EXPECT_EQ(o.rungs, "V0,v7") << command;
+    EXPECT_EQ(o.seed, 7u) << command;
+    EXPECT_EQ(o.device, 1) << command;
+    EXPECT_TRUE(o.no_cub) << command;
+    EXPECT_TRUE(o.no_production) << command;
+    const MeasurePlan plan = check_measure_options(o);
+    EXPECT_EQ(plan.ops, std::vector<Op>{Op::max}) << command;
+    ASSERT_EQ(plan.suite.rungs.size(), 2u) << command;
+    EXPECT_EQ(std::string(plan.suite.rungs[1]->id), "V7") << command;
+    EXPECT_EQ(plan.suite.seed, 7u) << command;
+    EXPECT_FALSE(plan.suite.cub) << command;
+    EXPECT_FALSE(plan.suite.production) << command;
+  }
+}
+
+TEST(SharedOptions, EachCommandTakesOnlyItsOwn) {
+  TestApp t;
+  expect_usage_error({"profile", "--reps", "50"}, "unknown option '--reps' for profile");
+  expect_usage_error({"profile", "--dtype", "f16"}, "unknown option '--dtype' for profile");
+  expect_usage_error({"sweep", "--md", "x.md"}, "unknown option '--md' for sweep");
+  // profile measures one op; bench and sweep take lists.
+  expect_usage_error({"profile", "--op", "sum,dot"}, "unknown op 'sum,dot'");
+  EXPECT_EQ(t.run({"bench", "--op", "sum,dot", "--dtype", "all", "--reps", "20"}), 0)
+      << t.err.str();
+  EXPECT_EQ(check_measure_options(t.bench).dtypes.size(), kDTypeCount);
+}
+
+TEST(SharedOptions, OneSeedEverywhere) {
+  EXPECT_EQ(bench::kDefaultSeed, 20261130u);
+  EXPECT_EQ(MeasureOptions{}.seed, bench::kDefaultSeed);
+  EXPECT_EQ(bench::SuiteConfig{}.seed, bench::kDefaultSeed);
+  TestApp t;
+  for (const char* command : {"bench", "sweep", "profile"}) ASSERT_EQ(t.run({command}), 0);
+  EXPECT_EQ(t.bench.seed, bench::kDefaultSeed);
+  EXPECT_EQ(t.sweep.seed, bench::kDefaultSeed);
+  EXPECT_EQ(t.profile.seed, bench::kDefaultSeed);
+}
+
+TEST(SharedOptions, HelpListsEveryOpAndDtypeFromTheTables) {
+  TestApp t;
+  EXPECT_EQ(t.run({"bench", "--help"}), 0);
+  const std::string help = t.out.str();
+  for (const OpInfo& op : kOps) {
+    EXPECT_NE(help.find(std::string(op.name) + " (" + std::string(op.summary) + ")"),
+              std::string::npos)
+        << op.name;
+  }
+  std::string dtypes;
+  for (const DTypeInfo& dtype : kDTypes)
+    dtypes += (dtypes.empty() ? "" : ", ") + std::string(dtype.name);
+  EXPECT_NE(help.find(dtypes), std::string::npos) << dtypes;
+  EXPECT_NE(help.find("the ladder rows exist for " + ladder::supported_ops_text() + " only"),
+            std::string::npos);
+  for (const ladder::Rung& rung : ladder::rungs())
+    EXPECT_NE(help.find(std::string(rung.id) + " " + rung.name), std::string::npos) << rung.id;
+  EXPECT_EQ(t.err.str(), "");
+}
+
+// ---- Usage errors: one line, exit 2, a suggestion for a close typo ------------------------
+
+TEST(UsageErrors, TypoedCommandGetsASuggestion) {
+  expect_usage_error({"bnech"}, "unknown command 'bnech' (did you mean 'bench'?)");
+  expect_usage_error({"explian"}, "did you mean 'explain'?");
+  // The hidden command is never offered: the list ends with explain.
+  expect_usage_error({"xyz"}, "expected one of: bench sweep profile explain\n");
+  expect_usage_error({}, "no command given");
+}
+
+TEST(UsageErrors, TypoedOptionGetsASuggestion) {
+  expect_usage_error({"bench", "--rep", "50"},
+                     "unknown option '--rep' for bench (did you mean '--reps'?)");
+  expect_usage_error({"sweep", "--no-cu"}, "did you mean '--no-cub'?");
+  expect_usage_error({"explain", "--rung", "V1"}, "did you mean '--rungs'?");
+  expect_usage_error({"bench", "--jsn=x.json"}, "did you mean '--json'?");
+  expect_usage_error({"--bogus"}, "unknown option '--bogus'; see 'reducelab --help'");
+  // Only a close name is offered: "--md" is two edits from "--to", but so is every two-letter
+  // name from every other.
+  expect_usage_error({"sweep", "--md", "x.md"},
+                     "unknown option '--md' for sweep; see 'reducelab sweep --help'");
+}
+
+TEST(UsageErrors, OutOfRangeAndMissingValuesNameTheFlag) {
+  expect_usage_error({"bench", "--reps", "3"},
+                     "reducelab: bench: --reps: Value 3 not in range 20 to 1000000");
+  expect_usage_error({"sweep", "--warmup", "0"}, "--warmup: Value 0 not in range 1 to 10000");
+  expect_usage_error({"bench", "--reps"}, "--reps");
+  expect_usage_error({"bench", "--seed", "abc"}, "--seed");
+  expect_usage_error({"profile", "--device", "-1"}, "--device");
+}
+
+TEST(UsageErrors, UnknownNamesSuggestAndListTheValidOnes) {
+  expect_usage_error({"bench", "--op", "sun"}, "unknown op 'sun' (did you mean 'sum'?)");
+  expect_usage_error({"sweep", "--dtype", "f23"}, "did you mean 'f32'?");
+  expect_usage_error({"bench", "--rungs", "V0,V33"},
+                     "unknown rung 'V33' (did you mean 'V3'?); expected one of: V0 V1 V2 V3 V4 "
+                     "V5 V6 V7 all");
+  expect_usage_error({"explain", "--rungs", "al"}, "did you mean 'all'?");
+}
+
+TEST(UsageErrors, HelpAndVersionPrintNormally) {
+  TestApp t;
+  EXPECT_EQ(t.run({"--version"}), 0);
+  EXPECT_EQ(t.out.str(), "1.2.3\n");
+  EXPECT_EQ(t.run({"--help"}), 0);
+  EXPECT_NE(t.out.str().find("bench"), std::string::npos);
+  EXPECT_EQ(t.err.str(), "");
+}
+
+TEST(UsageErrors, RunFailuresAreNotUsageErrors) {
+  CLI::App app{"test"};
+  app.add_subcommand("bench", "")->callback([] {
+    throw Error(ErrorCode::no_device, "no CUDA device: none here");
+  });
+  const char* argv[] = {"reducelab", "bench"};
+  std::ostringstream out;
+  std::ostringstream err;
+  EXPECT_EQ(run_app(app, 2, argv, out, err), kFailureExit);
+  EXPECT_EQ(err.str(), "reducelab: no CUDA device: none here\n");
+}
+
+// ---- Output paths, checked before a run -----------------------------------------------------
+
+class OutputPaths : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("reducelab-test-options-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::filesystem::path dir_;
+};
+
+TEST_F(OutputPaths, MissingDirectoryIsOneLineNamingFlagAndPathBeforeTheRun) {
+  expect_usage_error({"bench", "--json", "/nonexistent-dir/x.json"},
+                     "reducelab: --json '/nonexistent-dir/x.json': directory "
+                     "'/nonexistent-dir' does not exist");
+  expect_usage_error({"sweep", "--csv", path("no/such/dir.csv")}, "--csv '");
+  expect_usage_error({"profile", "--md", path("missing/x.md")}, "--md '");
+}
+
+TEST_F(OutputPaths, DirectoriesAndFilesUnderAFileAreRefused) {
+  std::ofstream(path("plain")) << "x";
+  try {
+    check_output_path("--csv", dir_.string());
+    ADD_FAILURE() << "a directory was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("is a directory"), std::string::npos) << e.what();
+  }
+  try {
+    check_output_path("--md", path("plain") + "/x.md");
+    ADD_FAILURE() << "a path under a file was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("is not a directory"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(OutputPaths, WritablePathsPassAndNothingIsCreatedOrTruncated) {
+  check_output_path("--json", "");  // not asked for
+  check_output_path("--json", path("new.json"));
+  EXPECT_FALSE(std::filesystem::exists(path("new.json")));
+  std::ofstream(path("old.csv")) << "old results\n";
+  check_output_path("--csv", path("old.csv"));
+  std::ifstream in(path("old.csv"));
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "old results");
+  if (getuid() != 0) {  // root writes anything: the permission check only bites for others
+    std::filesystem::permissions(
+        dir_, std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+    EXPECT_THROW(check_output_path("--csv", path("x.csv")), Error);
+    std::filesystem::permissions(dir_, std::filesystem::perms::owner_all);
+  }
+}
+
+TEST(ParseRungs, NoneAllAndLists) {
+  EXPECT_TRUE(parse_rungs("none").empty());
+  EXPECT_TRUE(parse_rungs("None").empty());
+  EXPECT_EQ(parse_rungs("all").size(), ladder::rungs().size());
+  EXPECT_EQ(parse_rungs("V1, V2").size(), 2u);
+  EXPECT_THROW(parse_rungs("V1,V9"), Error);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 #include "ladder/ladder.hpp"
 #include "reducelab/error.hpp"
@@ -27,7 +28,26 @@ TEST(Registry, EightRungsInOrderWithTheArticlesDescriptions) {
   EXPECT_EQ(ids.size(), 8u);
   EXPECT_EQ(all[0].elements_per_thread, 1);
   EXPECT_EQ(all[3].elements_per_thread, 2);
-  EXPECT_EQ(all[7].elements_per_thread, 4);
+  EXPECT_EQ(all[7].elements_per_thread, 8);  // two float4 before the grid cap
+}
+
+TEST(Registry, WhatTheModelReadsOfEachRung) {
+  const auto& all = rungs();
+  const std::vector<TreeShape> trees = {TreeShape::modulo,
+                                        TreeShape::interleaved,
+                                        TreeShape::sequential,
+                                        TreeShape::sequential,
+                                        TreeShape::sequential_then_warp_tail,
+                                        TreeShape::sequential_then_warp_tail,
+                                        TreeShape::warp_shuffle,
+                                        TreeShape::warp_shuffle};
+  ASSERT_EQ(all.size(), trees.size());
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    EXPECT_EQ(all[i].tree, trees[i]) << all[i].id;
+    EXPECT_EQ(all[i].grid, i == 7 ? GridRule::resident : GridRule::cover) << all[i].id;
+    EXPECT_EQ(all[i].load_width, i == 7 ? 4 : 1) << all[i].id;
+    EXPECT_EQ(all[i].elements_per_thread % all[i].load_width, 0) << all[i].id;
+  }
 }
 
 TEST(Registry, FindAndParseLists) {
@@ -40,6 +60,27 @@ TEST(Registry, FindAndParseLists) {
   EXPECT_EQ(std::string(some[1]->id), "V0");
   EXPECT_THROW(parse_rung_list("V1,V8"), Error);
   EXPECT_THROW(parse_rung_list(""), Error);
+  EXPECT_EQ(&get_rung("v5"), &rungs()[5]);
+  EXPECT_THROW(get_rung("all"), Error);
+}
+
+TEST(Registry, UnknownIdsSuggestAndListTheValidOnes) {
+  try {
+    parse_rung_list("V0,V33");
+    ADD_FAILURE() << "V33 was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+    EXPECT_EQ(std::string(e.what()),
+              "reducelab: unknown rung 'V33' (did you mean 'V3'?); expected one of: V0 V1 V2 V3 "
+              "V4 V5 V6 V7 all");
+  }
+  try {
+    get_rung("x");
+    ADD_FAILURE() << "x was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "reducelab: unknown rung 'x'; expected one of: V0 V1 V2 V3 V4 V5 V6 V7");
+  }
 }
 
 TEST(Registry, WorkspaceCoversEveryPass) {
@@ -56,6 +97,9 @@ TEST(Registry, SupportsTheLaddersFourOps) {
   EXPECT_TRUE(supports(Op::sum));
   EXPECT_TRUE(supports(Op::dot));
   EXPECT_FALSE(supports(Op::argmin));
+  EXPECT_FALSE(supports(static_cast<Op>(99)));
+  for (Op op : kAllOps) EXPECT_EQ(supports(op), info(op).in_ladder) << to_string(op);
+  EXPECT_EQ(supported_ops_text(), "sum, min, max and dot");
 }
 
 }  // namespace

@@ -13,6 +13,10 @@
 
 namespace reducelab::bench {
 
+//! The seed of the random inputs unless one is given: bench, sweep and profile default to it and
+//! the GPU tests use it, so a row of a results file can be replayed by a test and vice versa.
+inline constexpr std::uint64_t kDefaultSeed = 20261130;
+
 enum class Distribution {
   uniform,         //!< floats in [-1, 1); integers in [-1000, 1000] ([0, 2000] unsigned)
   small_integers,  //!< integers in [-8, 8] ([0, 16] unsigned), in any type: float sums are exact

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/random.hpp"
 #include "bench/report.hpp"
 #include "common/device_info.hpp"
 #include "ladder/ladder.hpp"
@@ -27,7 +28,7 @@ struct SuiteConfig {
   int reps = 50;
   int warmup = 5;
   bool time = true;  //!< false: run and check each implementation once, no timing (profiling)
-  std::uint64_t seed = 20261130;
+  std::uint64_t seed = kDefaultSeed;
 };
 
 //! Called with one line of progress (the caller decides whether to show it).

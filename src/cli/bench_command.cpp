@@ -4,6 +4,8 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "bench/suite.hpp"
 #include "cli/commands.hpp"
@@ -13,40 +15,14 @@
 namespace reducelab::cli {
 namespace {
 
-struct BenchOptions {
+struct BenchOptions : MeasureOptions {
   std::string n = "2^27";
-  std::string ops = "sum";
-  std::string dtypes = "f32";
-  std::string rungs = "all";
-  int reps = 50;
-  int warmup = 5;
-  std::uint64_t seed = 20261130;
-  int device = 0;
-  bool no_cub = false;
-  bool no_production = false;
-  std::string csv;
-  std::string json;
-  std::string markdown;
 };
 
-std::string rung_help() {
-  std::string text = "ladder rungs: all, none, or a list such as V0,V3,V7 (";
-  for (const ladder::Rung& rung : ladder::rungs()) text += std::string(rung.id) + " " + rung.name + "; ";
-  text.resize(text.size() - 2);
-  return text + ")";
-}
-
 void run_bench(const BenchOptions& o) {
-  bench::SuiteConfig base;
-  base.sizes = {parse_count(o.n)};
-  if (o.rungs != "none") base.rungs = ladder::parse_rung_list(o.rungs);
-  base.cub = !o.no_cub;
-  base.production = !o.no_production;
-  base.reps = o.reps;
-  base.warmup = o.warmup;
-  base.seed = o.seed;
-  const std::vector<Op> ops = parse_ops(o.ops);
-  const std::vector<DType> dtypes = parse_dtypes(o.dtypes);
+  // Every argument and output path is checked before the device is touched.
+  const std::size_t n = parse_count(o.n);
+  const MeasurePlan plan = check_measure_options(o);
 
   const DeviceInfo device = query_device(o.device);
   std::cout << "# reducelab bench\n\n" << describe_device(device) << "\n\n"
@@ -56,9 +32,10 @@ void run_bench(const BenchOptions& o) {
 
   ProgressPrinter progress;
   std::vector<bench::Measurement> rows;
-  for (DType dtype : dtypes) {
-    for (Op op : ops) {
-      bench::SuiteConfig config = base;
+  for (DType dtype : plan.dtypes) {
+    for (Op op : plan.ops) {
+      bench::SuiteConfig config = plan.suite;
+      config.sizes = {n};
       config.op = op;
       config.dtype = dtype;
       const auto part = bench::run_suite(config, device, [&](const std::string& line) { progress(line); });
@@ -72,8 +49,7 @@ void run_bench(const BenchOptions& o) {
   const bench::Context context = make_context("bench", device, o.seed, o.reps, o.warmup);
   write_outputs(o.csv, o.json, context, rows);
   if (!o.markdown.empty()) {
-    std::ofstream out(o.markdown);
-    if (!out) throw Error(ErrorCode::invalid_argument, "cannot write '" + o.markdown + "'");
+    std::ofstream out = open_output(o.markdown);
     out << describe_device(device) << "\n\ncommit " << context.commit << ", " << context.date
         << "; seed " << o.seed << ", " << o.reps << " timed calls per row; " << context.timing
         << "; " << context.l2_policy << ".\n" << table;
@@ -88,25 +64,8 @@ void add_bench_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "bench", "The article's table on this GPU: ladder rungs, CUB and reducelab, checked then timed");
   cmd->add_option("--n", options->n, "elements: 134217728, 2^27, 1<<27 or 2^20+3")->capture_default_str();
-  cmd->add_option("--op", options->ops, "sum, min, max, dot, argmin, argmax, a comma list, or all")
-      ->capture_default_str();
-  cmd->add_option("--dtype", options->dtypes,
-                  "f32, f64, f16, bf16, i32, i64, u32, u64, a comma list, or all (the ladder is f32 only)")
-      ->capture_default_str();
-  cmd->add_option("--rungs", options->rungs, rung_help())->capture_default_str();
-  cmd->add_option("--reps", options->reps, "timed calls per row; the table shows their median")
-      ->check(CLI::Range(20, 1000000))
-      ->capture_default_str();
-  cmd->add_option("--warmup", options->warmup, "untimed calls before timing")
-      ->check(CLI::Range(1, 10000))
-      ->capture_default_str();
-  cmd->add_option("--seed", options->seed, "seed of the random inputs")->capture_default_str();
-  cmd->add_option("--device", options->device, "CUDA device ordinal")->capture_default_str();
-  cmd->add_flag("--no-cub", options->no_cub, "leave out the CUB row");
-  cmd->add_flag("--no-production", options->no_production, "leave out the reducelab row");
-  cmd->add_option("--csv", options->csv, "also write the rows as CSV to this file");
-  cmd->add_option("--json", options->json, "also write the rows and their context as JSON to this file");
-  cmd->add_option("--md", options->markdown, "also write the markdown table to this file");
+  add_measure_options(*cmd, *options,
+                      kTakesOpList | kTakesDTypes | kTakesTiming | kTakesTables | kTakesMarkdown);
   cmd->callback([options] { run_bench(*options); });
 }
 

@@ -41,7 +41,7 @@ void run_explain(const ExplainOptions& o) {
   const model::Machine machine{o.sms, o.blocks_per_sm};
 
   std::vector<model::RungModel> models;
-  for (const ladder::Rung* rung : chosen) models.push_back(model::model_rung(rung->id, o.block));
+  for (const ladder::Rung* rung : chosen) models.push_back(model::model_rung(*rung, o.block));
 
   std::cout << "# reducelab explain: B = " << o.block
             << " threads per block, n = " << model::format_count(n) << "\n\n"
@@ -49,11 +49,11 @@ void run_explain(const ExplainOptions& o) {
                "used). Bank conflict: the most distinct 4-byte words one of the 32 banks serves "
                "for one shared-memory instruction of one warp (1: none, -: no shared memory).\n";
   // V7 sizes its grid from the device; without one, say which figures stand in for it.
-  const bool has_v7 = std::any_of(chosen.begin(), chosen.end(), [](const ladder::Rung* rung) {
-    return std::string(rung->id) == "V7";
+  const auto resident = std::find_if(chosen.begin(), chosen.end(), [](const ladder::Rung* rung) {
+    return rung->grid == ladder::GridRule::resident;
   });
-  if (has_v7)
-    std::cout << "V7's grid assumes " << o.sms << " SMs and "
+  if (resident != chosen.end())
+    std::cout << (*resident)->id << "'s grid assumes " << o.sms << " SMs and "
               << (o.blocks_per_sm > 0
                       ? std::to_string(o.blocks_per_sm)
                       : "2048 / B = " + std::to_string(std::min(32, 2048 / o.block)))
@@ -86,8 +86,7 @@ void add_explain_command(CLI::App& app) {
       "Per-step lanes, divergence, bank conflicts and barriers of each rung (CPU model, no GPU)");
   command->add_option("--block", options->block, "Threads per block: a power of two, 64..1024")
       ->capture_default_str();
-  command->add_option("--rung", options->rungs, "V0..V7 (case-insensitive), a comma list, or all")
-      ->capture_default_str();
+  command->add_option("--rungs", options->rungs, rungs_help(false))->capture_default_str();
   command->add_option("--n", options->n, "Elements for the grid summary: 134217728, 2^27, 2^20+3")
       ->capture_default_str();
   command->add_option("--sms", options->sms, "SM count V7's grid assumes (H200: 132)")

@@ -9,7 +9,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
-#include "reducelab/error.hpp"
+#include "cli/options.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"reducelab: GPU reductions, from the article's ladder to a production reduce"};
@@ -19,16 +19,5 @@ int main(int argc, char** argv) {
   reducelab::cli::add_sweep_command(app);
   reducelab::cli::add_explain_command(app);
   reducelab::cli::add_profile_command(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  } catch (const reducelab::Error& e) {
-    std::cerr << e.what() << std::endl;
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "reducelab: " << e.what() << std::endl;
-    return 2;
-  }
-  return 0;
+  return reducelab::cli::run_app(app, argc, argv, std::cout, std::cerr);
 }

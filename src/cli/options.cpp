@@ -1,14 +1,17 @@
 #include "cli/options.hpp"
 
-#include <algorithm>
-#include <cctype>
-#include <cstdio>
-#include <fstream>
-#include <iostream>
-#include <limits>
 #include <unistd.h>
 
-#include "bench/suite.hpp"
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <limits>
+
+#include "common/text.hpp"
 #include "reducelab/error.hpp"
 
 namespace reducelab::cli {
@@ -75,7 +78,219 @@ std::vector<T> parse_list(std::string_view text, Parse parse, const All& all) {
   return out;
 }
 
+// The output flags, named once for their registration and for the path checks' messages.
+constexpr const char* kCsvFlag = "--csv";
+constexpr const char* kJsonFlag = "--json";
+constexpr const char* kMarkdownFlag = "--md";
+
+// "sum (sum of the elements), min (...), ...": every op of kOps with its summary.
+std::string op_help(bool list) {
+  std::string text = list ? "reductions, a comma list or all of: " : "the reduction, one of: ";
+  for (const OpInfo& op : kOps) {
+    if (op.op != kOps[0].op) text += ", ";
+    text += std::string(op.name) + " (" + std::string(op.summary) + ")";
+  }
+  return text + "; the ladder rows exist for " + ladder::supported_ops_text() + " only";
+}
+
+std::string dtype_help() {
+  std::string text = "element types, a comma list or all of: ";
+  for (const DTypeInfo& dtype : kDTypes) {
+    if (dtype.dtype != kDTypes[0].dtype) text += ", ";
+    text += dtype.name;
+  }
+  return text + "; the ladder rows exist for " + std::string(to_string(DType::f32)) + " only";
+}
+
+// CLI11's messages are one line today; make sure of it, since the contract is one line.
+std::string one_line(std::string text) {
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  std::string out;
+  for (char c : text) out += c == '\n' ? std::string("; ") : std::string(1, c);
+  return out;
+}
+
+bool starts_with_dash(const std::string& arg) { return !arg.empty() && arg[0] == '-'; }
+
+// "unknown option '--rep' for bench (did you mean '--reps'?); see 'reducelab bench --help'".
+// `command` is null at the top level.
+std::string unknown_option_message(const CLI::App& options, const CLI::App* command,
+                                   const std::string& arg) {
+  const std::string name = arg.substr(0, arg.find('='));
+  // Long names compared without their dashes, which would make "--md" look close to "--to".
+  std::vector<std::string> long_names;
+  for (const CLI::Option* option : options.get_options())
+    for (const std::string& long_name : option->get_lnames()) long_names.push_back(long_name);
+  const std::vector<std::string_view> candidates(long_names.begin(), long_names.end());
+  const std::string bare = name.substr(std::min(name.find_first_not_of('-'), name.size()));
+  std::string message = "unknown option '" + name + "'";
+  if (command != nullptr) message += " for " + command->get_name();
+  const std::string guess = detail::closest_match(bare, candidates);
+  if (!guess.empty()) message += " (did you mean '--" + guess + "'?)";
+  return message + "; see 'reducelab" + (command != nullptr ? " " + command->get_name() : "") +
+         " --help'";
+}
+
+std::string unknown_command_message(const CLI::App& app, const std::string& arg) {
+  std::vector<std::string_view> names;
+  // Hidden commands (an empty group, such as profile-target) are not offered.
+  for (const CLI::App* command :
+       app.get_subcommands([](const CLI::App* sub) { return !sub->get_group().empty(); }))
+    names.emplace_back(command->get_name());
+  if (arg.empty()) {
+    std::string message = "no command given; expected one of:";
+    for (std::string_view name : names) message += " " + std::string(name);
+    return message;
+  }
+  return detail::unknown_name_message("command", arg, names);
+}
+
+// One line for a CLI11 parse error: unknown commands and options get a suggestion; the rest
+// keep CLI11's message ("--reps: Value 3 not in range 20 to 1000000"), after the command.
+std::string usage_error_line(const CLI::App& app, const CLI::ParseError& error) {
+  // The command the parse reached: a mistyped option is one of its options.
+  const CLI::App* reached = &app;
+  while (!reached->get_subcommands().empty()) reached = reached->get_subcommands().front();
+  const CLI::App* command = reached == &app ? nullptr : reached;
+  // Leftover arguments explain an ExtrasError, and the "subcommand required" error when the
+  // first word named no command. (By type: CLI11 names an ExtrasError after the command.)
+  const bool extras_error = dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr;
+  const bool no_command =
+      command == nullptr && dynamic_cast<const CLI::RequiredError*>(&error) != nullptr;
+  if (extras_error || no_command) {
+    const std::vector<std::string> extras = app.remaining(true);
+    const auto option = std::find_if(extras.begin(), extras.end(), starts_with_dash);
+    if (option != extras.end())
+      return "reducelab: " + unknown_option_message(*reached, command, *option);
+    if (command == nullptr)
+      return "reducelab: " + unknown_command_message(app, extras.empty() ? "" : extras.front());
+  }
+  const std::string where = command == nullptr ? "" : command->get_name() + ": ";
+  return "reducelab: " + where + one_line(error.what());
+}
+
 }  // namespace
+
+void add_measure_options(CLI::App& command, MeasureOptions& o, unsigned taken) {
+  o.taken = taken;
+  command.add_option("--op", o.ops, op_help((taken & kTakesOpList) != 0))->capture_default_str();
+  if (taken & kTakesDTypes)
+    command.add_option("--dtype", o.dtypes, dtype_help())->capture_default_str();
+  command.add_option("--rungs", o.rungs, rungs_help(true))->capture_default_str();
+  if (taken & kTakesTiming) {
+    command.add_option("--reps", o.reps, "timed calls per row; the table shows their median")
+        ->check(CLI::Range(20, 1000000))
+        ->capture_default_str();
+    command.add_option("--warmup", o.warmup, "untimed calls before timing")
+        ->check(CLI::Range(1, 10000))
+        ->capture_default_str();
+  }
+  command.add_option("--seed", o.seed, "seed of the random inputs")->capture_default_str();
+  // How many devices there are is known only once the device is queried; a sign is wrong now.
+  const CLI::Validator ordinal(
+      [](std::string& value) {
+        return value.rfind('-', 0) == 0 ? "Value " + value + " is negative: devices count from 0"
+                                        : std::string();
+      },
+      "ORDINAL");
+  command.add_option("--device", o.device, "CUDA device ordinal")
+      ->check(ordinal)
+      ->capture_default_str();
+  command.add_flag("--no-cub", o.no_cub, "leave out the CUB row");
+  command.add_flag("--no-production", o.no_production, "leave out the reducelab row");
+  if (taken & kTakesTables) {
+    command.add_option(kCsvFlag, o.csv, "also write the rows as CSV to this file");
+    command.add_option(kJsonFlag, o.json,
+                       "also write the rows and their context as JSON to this file");
+  }
+  if (taken & kTakesMarkdown)
+    command.add_option(kMarkdownFlag, o.markdown, "also write the markdown tables to this file");
+}
+
+MeasurePlan check_measure_options(const MeasureOptions& o) {
+  MeasurePlan plan;
+  // profile measures one op: "sum,dot" is an unknown op there, not a list.
+  plan.ops = (o.taken & kTakesOpList) != 0 ? parse_ops(o.ops) : std::vector<Op>{parse_op(o.ops)};
+  plan.dtypes = parse_dtypes(o.dtypes);
+  plan.suite.rungs = parse_rungs(o.rungs);
+  plan.suite.cub = !o.no_cub;
+  plan.suite.production = !o.no_production;
+  plan.suite.reps = o.reps;
+  plan.suite.warmup = o.warmup;
+  plan.suite.seed = o.seed;
+  check_output_path(kCsvFlag, o.csv);
+  check_output_path(kJsonFlag, o.json);
+  check_output_path(kMarkdownFlag, o.markdown);
+  return plan;
+}
+
+void check_output_path(std::string_view flag, const std::string& path) {
+  if (path.empty()) return;
+  namespace fs = std::filesystem;
+  auto fail = [&](const std::string& why) {
+    throw Error(ErrorCode::invalid_argument, std::string(flag) + " '" + path + "': " + why);
+  };
+  auto denied = [] { return std::string(std::strerror(errno)); };
+  std::error_code ec;
+  const fs::file_status file = fs::status(path, ec);
+  if (fs::exists(file)) {
+    if (fs::is_directory(file)) fail("is a directory, not a file");
+    if (access(path.c_str(), W_OK) != 0) fail("cannot be written (" + denied() + ")");
+    return;
+  }
+  if (file.type() != fs::file_type::not_found) fail("cannot be checked (" + ec.message() + ")");
+  fs::path directory = fs::path(path).parent_path();
+  if (directory.empty()) directory = ".";
+  const fs::file_status parent = fs::status(directory, ec);
+  if (!fs::exists(parent)) fail("directory '" + directory.string() + "' does not exist");
+  if (!fs::is_directory(parent)) fail("'" + directory.string() + "' is not a directory");
+  if (access(directory.c_str(), W_OK | X_OK) != 0)
+    fail("cannot create a file in '" + directory.string() + "' (" + denied() + ")");
+}
+
+std::ofstream open_output(const std::string& path) {
+  std::ofstream out(path);
+  if (!out) throw Error(ErrorCode::invalid_argument, "cannot write '" + path + "'");
+  return out;
+}
+
+std::vector<const ladder::Rung*> parse_rungs(std::string_view text) {
+  if (detail::to_lower(strip_spaces(text)) == "none") return {};
+  return ladder::parse_rung_list(strip_spaces(text));
+}
+
+std::string rungs_help(bool none_allowed) {
+  std::string text = none_allowed ? "ladder rungs: all, none, or a list such as V0,V3,V7 ("
+                                  : "ladder rungs: all, or a list such as V0,V3,V7 (";
+  for (const ladder::Rung& rung : ladder::rungs())
+    text += std::string(rung.id) + " " + rung.name + "; ";
+  text.resize(text.size() - 2);
+  return text + ")";
+}
+
+int run_app(CLI::App& app, int argc, const char* const* argv, std::ostream& out,
+            std::ostream& err) {
+  try {
+    app.parse(argc, argv);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    // --help and --version arrive as "errors" with exit code 0: CLI11 prints them.
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success))
+      return app.exit(e, out, err);
+    err << usage_error_line(app, e) << std::endl;
+    return kUsageExit;
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::invalid_argument) {
+      err << one_line(e.what()) << std::endl;
+      return kUsageExit;
+    }
+    err << e.what() << std::endl;
+    return kFailureExit;
+  } catch (const std::exception& e) {
+    err << "reducelab: " << e.what() << std::endl;
+    return kFailureExit;
+  }
+}
 
 std::size_t parse_count(std::string_view text, bool allow_zero) {
   const std::string compact = strip_spaces(text);
@@ -130,17 +345,12 @@ bench::Context make_context(const std::string& command, const DeviceInfo& device
 
 void write_outputs(const std::string& csv_path, const std::string& json_path,
                    const bench::Context& context, const std::vector<bench::Measurement>& rows) {
-  auto open = [](const std::string& path) {
-    std::ofstream out(path);
-    if (!out) throw Error(ErrorCode::invalid_argument, "cannot write '" + path + "'");
-    return out;
-  };
   if (!csv_path.empty()) {
-    std::ofstream out = open(csv_path);
+    std::ofstream out = open_output(csv_path);
     bench::write_csv(out, context, rows);
   }
   if (!json_path.empty()) {
-    std::ofstream out = open(json_path);
+    std::ofstream out = open_output(json_path);
     out << bench::to_json(context, rows).dump(2) << "\n";
   }
 }

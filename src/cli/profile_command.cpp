@@ -24,16 +24,12 @@
 namespace reducelab::cli {
 namespace {
 
-struct ProfileOptions {
+constexpr const char* kRawCsvFlag = "--raw-csv";
+
+// One op, one size, f32 (the ladder's type): what the counters are compared on.
+struct ProfileOptions : MeasureOptions {
   std::string n = "2^24";
-  std::string op = "sum";
-  std::string rungs = "all";
-  std::uint64_t seed = 20261130;
-  int device = 0;
-  bool no_cub = false;
-  bool no_production = false;
   std::string ncu;
-  std::string markdown;
   std::string csv_out;  // the raw ncu CSV, for the record
 };
 
@@ -93,10 +89,14 @@ std::string self_executable() {
 }
 
 void run_profile(const ProfileOptions& o) {
+  // Every argument, output path and ncu itself are checked before the device is queried.
   const std::size_t n = parse_count(o.n);
-  const Op op = parse_op(o.op);
-  const DeviceInfo device = query_device(o.device);  // a clear error without a GPU
+  const MeasurePlan plan = check_measure_options(o);
+  check_output_path(kRawCsvFlag, o.csv_out);
+  const Op op = plan.ops.front();
+  const DType dtype = plan.dtypes.front();
   const std::string ncu = find_ncu(o.ncu);
+  const DeviceInfo device = query_device(o.device);  // a clear error without a GPU
 
   // Keep only the metrics this ncu knows, so one renamed counter does not sink the run.
   const std::string known = capture(quote(ncu) + " --query-metrics 2>&1");
@@ -129,9 +129,10 @@ void run_profile(const ProfileOptions& o) {
   const auto impls = bench::aggregate_ncu_csv(csv, n);
   const auto checks = bench::check_bottlenecks(impls);
   std::ostringstream text;
-  text << describe_device(device) << "\n\nNsight Compute counters, " << to_string(op) << " f32, N = "
-       << bench::format_count(n) << ", --clock-control none, commit " << REDUCELAB_GIT_COMMIT
-       << ", " << bench::utc_now() << ". Per implementation, counters summed (time-weighted for "
+  text << describe_device(device) << "\n\nNsight Compute counters, " << to_string(op) << " "
+       << to_string(dtype) << ", N = " << bench::format_count(n)
+       << ", --clock-control none, commit " << REDUCELAB_GIT_COMMIT << ", " << bench::utc_now()
+       << ". Per implementation, counters summed (time-weighted for "
        << "percentages) over all its kernels (every pass).\n\n"
        << bench::render_profile(impls, checks);
   if (!missing.empty()) {
@@ -140,44 +141,30 @@ void run_profile(const ProfileOptions& o) {
     text << "\n";
   }
   std::cout << text.str() << std::flush;
-  if (!o.markdown.empty()) {
-    std::ofstream out(o.markdown);
-    if (!out) throw Error(ErrorCode::invalid_argument, "cannot write '" + o.markdown + "'");
-    out << text.str();
-  }
-  if (!o.csv_out.empty()) {
-    std::ofstream out(o.csv_out);
-    if (!out) throw Error(ErrorCode::invalid_argument, "cannot write '" + o.csv_out + "'");
-    out << csv;
-  }
+  if (!o.markdown.empty()) open_output(o.markdown) << text.str();
+  if (!o.csv_out.empty()) open_output(o.csv_out) << csv;
 }
 
 // Runs each implementation once (checked against the reference) and nothing else, so the
 // profile holds exactly their kernels.
 void run_profile_target(const ProfileOptions& o) {
+  const std::size_t n = parse_count(o.n);
+  const MeasurePlan plan = check_measure_options(o);
   const DeviceInfo device = query_device(o.device);
-  bench::SuiteConfig config;
-  config.sizes = {parse_count(o.n)};
-  config.op = parse_op(o.op);
-  config.dtype = DType::f32;
-  if (o.rungs != "none") config.rungs = ladder::parse_rung_list(o.rungs);
-  config.cub = !o.no_cub;
-  config.production = !o.no_production;
-  config.seed = o.seed;
+  bench::SuiteConfig config = plan.suite;
+  config.sizes = {n};
+  config.op = plan.ops.front();
+  config.dtype = plan.dtypes.front();
   config.time = false;
   const auto rows = bench::run_suite(config, device, nullptr);
   for (const auto& row : rows)
     if (row.status != "ok") throw Error(ErrorCode::cuda_error, row.impl + ": " + row.status);
 }
 
-void add_common(CLI::App* cmd, ProfileOptions& o) {
-  cmd->add_option("--n", o.n, "elements")->capture_default_str();
-  cmd->add_option("--op", o.op, "sum, min, max or dot")->capture_default_str();
-  cmd->add_option("--rungs", o.rungs, "ladder rungs: all, none, or a list")->capture_default_str();
-  cmd->add_option("--seed", o.seed, "seed of the random inputs")->capture_default_str();
-  cmd->add_option("--device", o.device, "CUDA device ordinal")->capture_default_str();
-  cmd->add_flag("--no-cub", o.no_cub, "leave out CUB");
-  cmd->add_flag("--no-production", o.no_production, "leave out reducelab");
+// What profile and the profile-target it hands to ncu both take.
+void add_profile_options(CLI::App& cmd, ProfileOptions& o, unsigned taken) {
+  cmd.add_option("--n", o.n, "elements: 16777216, 2^24, 1<<24 or 2^20+3")->capture_default_str();
+  add_measure_options(cmd, o, taken);
 }
 
 }  // namespace
@@ -186,16 +173,15 @@ void add_profile_command(CLI::App& app) {
   auto options = std::make_shared<ProfileOptions>();
   CLI::App* cmd = app.add_subcommand(
       "profile", "Nsight Compute counters per rung, and the article's bottleneck claims checked");
-  add_common(cmd, *options);
+  add_profile_options(*cmd, *options, kTakesMarkdown);
   cmd->add_option("--ncu", options->ncu, "path of ncu (default: found on PATH)");
-  cmd->add_option("--md", options->markdown, "also write the tables to this markdown file");
-  cmd->add_option("--raw-csv", options->csv_out, "also write ncu's raw CSV to this file");
+  cmd->add_option(kRawCsvFlag, options->csv_out, "also write ncu's raw CSV to this file");
   cmd->callback([options] { run_profile(*options); });
 
   auto target_options = std::make_shared<ProfileOptions>();
   CLI::App* target = app.add_subcommand("profile-target", "");  // hidden: what ncu runs
   target->group("");
-  add_common(target, *target_options);
+  add_profile_options(*target, *target_options, 0);
   target->callback([target_options] { run_profile_target(*target_options); });
 }
 

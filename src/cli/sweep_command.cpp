@@ -14,36 +14,22 @@
 namespace reducelab::cli {
 namespace {
 
-struct SweepOptions {
+struct SweepOptions : MeasureOptions {
   int from = 10;
   int to = 30;
   int step = 1;
-  std::string ops = "sum";
-  std::string dtypes = "f32";
-  std::string rungs = "all";
-  int reps = 50;
-  int warmup = 5;
-  std::uint64_t seed = 20261130;
-  int device = 0;
-  bool no_cub = false;
-  bool no_production = false;
   bool no_ceilings = false;
-  std::string csv;
-  std::string json;
 };
 
 void run_sweep(const SweepOptions& o) {
+  // Every argument and output path is checked before the device is touched.
   if (o.from > o.to) throw Error(ErrorCode::invalid_argument, "--from must not exceed --to");
-  bench::SuiteConfig base;
+  const MeasurePlan plan = check_measure_options(o);
+  bench::SuiteConfig base = plan.suite;
+  base.sizes.clear();
   for (int k = o.from; k <= o.to; k += o.step) base.sizes.push_back(std::size_t{1} << k);
-  if (o.rungs != "none") base.rungs = ladder::parse_rung_list(o.rungs);
-  base.cub = !o.no_cub;
-  base.production = !o.no_production;
-  base.reps = o.reps;
-  base.warmup = o.warmup;
-  base.seed = o.seed;
-  const std::vector<Op> ops = parse_ops(o.ops);
-  const std::vector<DType> dtypes = parse_dtypes(o.dtypes);
+  const std::vector<Op>& ops = plan.ops;
+  const std::vector<DType>& dtypes = plan.dtypes;
 
   const DeviceInfo device = query_device(o.device);
   if (cudaSetDevice(device.ordinal) != cudaSuccess)
@@ -113,25 +99,9 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_option("--from", options->from, "smallest size, log2")->check(CLI::Range(0, 40))->capture_default_str();
   cmd->add_option("--to", options->to, "largest size, log2")->check(CLI::Range(0, 40))->capture_default_str();
   cmd->add_option("--step", options->step, "log2 step")->check(CLI::Range(1, 40))->capture_default_str();
-  cmd->add_option("--op", options->ops, "sum, min, max, dot, argmin, argmax, a comma list, or all")
-      ->capture_default_str();
-  cmd->add_option("--dtype", options->dtypes, "element types, a comma list, or all")->capture_default_str();
-  cmd->add_option("--rungs", options->rungs, "ladder rungs: all, none, or a list such as V0,V7")
-      ->capture_default_str();
-  cmd->add_option("--reps", options->reps, "timed calls per point")
-      ->check(CLI::Range(20, 1000000))
-      ->capture_default_str();
-  cmd->add_option("--warmup", options->warmup, "untimed calls before timing")
-      ->check(CLI::Range(1, 10000))
-      ->capture_default_str();
-  cmd->add_option("--seed", options->seed, "seed of the random inputs")->capture_default_str();
-  cmd->add_option("--device", options->device, "CUDA device ordinal")->capture_default_str();
-  cmd->add_flag("--no-cub", options->no_cub, "leave out CUB");
-  cmd->add_flag("--no-production", options->no_production, "leave out reducelab");
+  add_measure_options(*cmd, *options, kTakesOpList | kTakesDTypes | kTakesTiming | kTakesTables);
   cmd->add_flag("--no-ceilings", options->no_ceilings,
                 "skip measuring the launch latency and copy bandwidth ceilings");
-  cmd->add_option("--csv", options->csv, "write every point as CSV to this file");
-  cmd->add_option("--json", options->json, "write every point and the context as JSON to this file");
   cmd->callback([options] { run_sweep(*options); });
 }
 

@@ -97,8 +97,8 @@ void launch(const Problem& p, cudaStream_t stream) {
     case Op::dot:
       return run_passes<Rung, Sum>(Load2{p.d_x, p.d_y}, p.n, p.d_out, p.d_workspace, stream);
     default:
-      throw Error(ErrorCode::invalid_argument,
-                  "the ladder implements sum, min, max and dot, not " + std::string(to_string(p.op)));
+      throw Error(ErrorCode::invalid_argument, "the ladder implements " + supported_ops_text() +
+                                                   ", not " + std::string(to_string(p.op)));
   }
 }
 

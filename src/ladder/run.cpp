@@ -6,8 +6,8 @@ namespace reducelab::ladder {
 
 void run(const Rung& rung, const Problem& p, cudaStream_t stream) {
   if (!supports(p.op))
-    throw Error(ErrorCode::invalid_argument,
-                "the ladder implements sum, min, max and dot, not " + std::string(to_string(p.op)));
+    throw Error(ErrorCode::invalid_argument, "the ladder implements " + supported_ops_text() +
+                                                 ", not " + std::string(to_string(p.op)));
   if (p.n == 0)
     throw Error(ErrorCode::invalid_argument, std::string("ladder rung ") + rung.id +
                                                  " needs n >= 1 (the ladder has no identity "

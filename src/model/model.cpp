@@ -153,11 +153,29 @@ void append_block_reduce(std::vector<StepSpec>& steps, int block) {
                      0});
 }
 
-std::vector<StepSpec> rung_steps(int rung, int block) {
-  std::vector<StepSpec> steps;
-  switch (rung) {
-    case 0:  // for (step = 1; step < blockDim.x; step *= 2) if (tid % (2*step) == 0) ...
-      steps.push_back(load_to_smem("load -> smem"));
+// How the rung loads: "load", "2 loads", "float4 grid-stride loop", from its load width,
+// elements per thread and grid rule.
+std::string load_label(const ladder::Rung& rung) {
+  std::string label;
+  if (rung.grid == ladder::GridRule::resident) {
+    if (rung.load_width > 1) label = "float" + std::to_string(rung.load_width) + " ";
+    label += "grid-stride loop";
+  } else {
+    label = rung.elements_per_thread == 1 ? "load"
+                                          : std::to_string(rung.elements_per_thread) + " loads";
+  }
+  return label;
+}
+
+std::vector<StepSpec> rung_steps(const ladder::Rung& rung, int block) {
+  // Only the shuffle tree keeps the loaded value in a register.
+  const std::string load = load_label(rung);
+  std::vector<StepSpec> steps = {rung.tree == ladder::TreeShape::warp_shuffle
+                                     ? load_to_registers(load + " -> registers")
+                                     : load_to_smem(load + " -> smem")};
+  switch (rung.tree) {
+    // for (step = 1; step < blockDim.x; step *= 2) if (tid % (2*step) == 0) ...
+    case ladder::TreeShape::modulo:
       for (int step = 1; step < block; step *= 2)
         steps.push_back(
             {"s=" + std::to_string(step),
@@ -168,8 +186,8 @@ std::vector<StepSpec> rung_steps(int rung, int block) {
              1,
              0});
       break;
-    case 1:  // for (s = 1; s < blockDim.x; s *= 2) { index = 2*s*tid; if (index < blockDim.x) ...
-      steps.push_back(load_to_smem("load -> smem"));
+    // for (s = 1; s < blockDim.x; s *= 2) { index = 2*s*tid; if (index < blockDim.x) ...
+    case ladder::TreeShape::interleaved:
       for (int s = 1; s < block; s *= 2) {
         auto index = [s](int tid) { return std::int64_t{2} * s * tid; };
         steps.push_back({"s=" + std::to_string(s),
@@ -181,34 +199,21 @@ std::vector<StepSpec> rung_steps(int rung, int block) {
                          0});
       }
       break;
-    case 2:
-    case 3:  // for (s = blockDim.x / 2; s > 0; s >>= 1) if (tid < s) ...
-      steps.push_back(load_to_smem(rung == 2 ? "load -> smem" : "2 loads -> smem"));
+    // for (s = blockDim.x / 2; s > 0; s >>= 1) if (tid < s) ...
+    case ladder::TreeShape::sequential:
       for (int s = block / 2; s > 0; s /= 2) steps.push_back(sequential_step(s));
       break;
-    case 4:  // the same loop while s > 32, then warp_tail
-    case 5:  // `if constexpr (kBlockSize >= 2s)` per step: the same steps, decided at compile time
-      steps.push_back(load_to_smem("2 loads -> smem"));
+    // V4: the same loop while s > 32, then warp_tail. V5: `if constexpr (kBlockSize >= 2s)` per
+    // step: the same steps, decided at compile time.
+    case ladder::TreeShape::sequential_then_warp_tail:
       for (int s = block / 2; s > 32; s /= 2) steps.push_back(sequential_step(s));
       append_warp_tail(steps);
       break;
-    case 6:
-      steps.push_back(load_to_registers("2 loads -> registers"));
-      append_block_reduce(steps, block);
-      break;
-    default:  // 7
-      steps.push_back(load_to_registers("float4 grid-stride loop -> registers"));
+    case ladder::TreeShape::warp_shuffle:
       append_block_reduce(steps, block);
       break;
   }
   return steps;
-}
-
-int rung_index(std::string_view id) {
-  if (id.size() == 2 && (id[0] == 'V' || id[0] == 'v') && id[1] >= '0' && id[1] <= '7')
-    return id[1] - '0';
-  throw Error(ErrorCode::invalid_argument,
-              "unknown rung '" + std::string(id) + "' (expected V0..V7)");
 }
 
 void check_block(int block) {
@@ -222,10 +227,17 @@ void check_block(int block) {
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
 
 // Elements one block covers before the grid formula (ladder/*.cu, grid_for()).
-std::uint64_t items_per_block(int rung, int block) {
-  if (rung <= 2) return static_cast<std::uint64_t>(block);
-  if (rung <= 6) return 2 * static_cast<std::uint64_t>(block);
-  return 8 * static_cast<std::uint64_t>(block);  // V7: kMinElementsPerThread = 8
+std::uint64_t items_per_block(const ladder::Rung& rung, int block) {
+  return static_cast<std::uint64_t>(rung.elements_per_thread) * static_cast<std::uint64_t>(block);
+}
+
+bool resident_grid(const ladder::Rung& rung) { return rung.grid == ladder::GridRule::resident; }
+
+// "two" for 2: how the summary counts V7's vector loads in words.
+std::string count_in_words(int count) {
+  static const char* const kWords[] = {"zero", "one", "two",   "three", "four",
+                                       "five", "six", "seven", "eight"};
+  return count >= 0 && count <= 8 ? kWords[count] : std::to_string(count);
 }
 
 // sm_90 keeps at most 2048 threads and 32 blocks resident per SM; V7's registers and its
@@ -270,33 +282,40 @@ std::string format_loads_per_element(double loads) {
   return loads == 1.0 ? "1" : (loads == 0.25 ? "0.25 (float4)" : std::to_string(loads));
 }
 
-std::string format_elements_per_thread(const RungModel& rung, const LaunchStats& launch) {
-  if (rung.id != "V7") return std::to_string(rung.elements_per_thread);
-  char average[32];
-  std::snprintf(average, sizeof average, "%.1f", launch.elements_per_thread);
-  return std::string(average) + " on average at this n (the grid is sized for 8, two float4, " +
-         (launch.grid_capped ? "and capped at the full GPU" : "not capped at this n") + ")";
-}
-
-// Overview column: the fixed figure, or V7's average for this n.
+// Overview column: the fixed figure, or, where the grid is capped, the average for this n.
 std::string format_average_elements(const RungModel& rung, const LaunchStats& launch) {
-  if (rung.id != "V7") return std::to_string(rung.elements_per_thread);
+  if (!resident_grid(ladder::get_rung(rung.id))) return std::to_string(rung.elements_per_thread);
   char average[32];
   std::snprintf(average, sizeof average, "%.1f", launch.elements_per_thread);
   return average;
 }
 
+std::string format_elements_per_thread(const RungModel& rung, const LaunchStats& launch) {
+  const ladder::Rung& source = ladder::get_rung(rung.id);
+  if (!resident_grid(source)) return std::to_string(rung.elements_per_thread);
+  std::string sized_for = std::to_string(source.elements_per_thread);
+  if (source.load_width > 1)
+    sized_for += ", " + count_in_words(source.elements_per_thread / source.load_width) + " float" +
+                 std::to_string(source.load_width);
+  return format_average_elements(rung, launch) + " on average at this n (the grid is sized for " +
+         sized_for + ", " +
+         (launch.grid_capped ? "and capped at the full GPU" : "not capped at this n") + ")";
+}
+
 std::string format_blocks(const RungModel& rung, const LaunchStats& launch,
                           const Machine& machine) {
+  const ladder::Rung& source = ladder::get_rung(rung.id);
   const std::string b = std::to_string(rung.block);
+  const std::string per_block =
+      source.elements_per_thread == 1
+          ? "n / " + b
+          : "n / (" + std::to_string(source.elements_per_thread) + " x " + b + ")";
   std::string out = std::to_string(launch.blocks);
-  if (rung.id == "V0" || rung.id == "V1" || rung.id == "V2") {
-    out += " = ceil(n / " + b + ")";
-  } else if (rung.id != "V7") {
-    out += " = ceil(n / (2 x " + b + "))";
+  if (!resident_grid(source)) {
+    out += " = ceil(" + per_block + ")";
   } else {
-    const std::uint64_t wanted = ceil_div(launch.n, items_per_block(7, rung.block));
-    out += " = min(ceil(n / (8 x " + b + ")) = " + std::to_string(wanted) + ", " +
+    const std::uint64_t wanted = ceil_div(launch.n, items_per_block(source, rung.block));
+    out += " = min(ceil(" + per_block + ") = " + std::to_string(wanted) + ", " +
            std::to_string(machine.sms) + " SMs x " +
            std::to_string(resolved_blocks_per_sm(rung.block, machine)) +
            " blocks/SM = " + std::to_string(launch.full_grid) +
@@ -307,11 +326,6 @@ std::string format_blocks(const RungModel& rung, const LaunchStats& launch,
 }
 
 }  // namespace
-
-const std::vector<std::string>& rung_ids() {
-  static const std::vector<std::string> ids = {"V0", "V1", "V2", "V3", "V4", "V5", "V6", "V7"};
-  return ids;
-}
 
 int bank_conflict_degree(const std::vector<std::int64_t>& word_addresses_of_active_lanes) {
   std::map<std::int64_t, std::set<std::int64_t>> words_per_bank;
@@ -324,11 +338,10 @@ int bank_conflict_degree(const std::vector<std::int64_t>& word_addresses_of_acti
   return static_cast<int>(degree);
 }
 
-RungModel model_rung(std::string_view id, int block) {
-  const int rung = rung_index(id);
+RungModel model_rung(const ladder::Rung& rung, int block) {
   check_block(block);
   RungModel out;
-  out.id = rung_ids()[static_cast<std::size_t>(rung)];
+  out.id = rung.id;
   out.block = block;
   for (const StepSpec& spec : rung_steps(rung, block)) out.steps.push_back(replay(spec, block));
 
@@ -344,14 +357,18 @@ RungModel model_rung(std::string_view id, int block) {
     if (step.divergent_warps > 0) ++out.divergent_steps;
   }
   if (out.reduction_steps > 0) out.mean_lane_utilisation = utilisation_sum / out.reduction_steps;
-  out.elements_per_thread = rung <= 2 ? 1 : (rung <= 6 ? 2 : 8);
-  out.global_loads_per_element = rung <= 6 ? 1.0 : 0.25;
+  out.elements_per_thread = rung.elements_per_thread;
+  out.global_loads_per_element = 1.0 / rung.load_width;
   return out;
+}
+
+RungModel model_rung(std::string_view id, int block) {
+  return model_rung(ladder::get_rung(id), block);
 }
 
 std::vector<RungModel> model_all(int block) {
   std::vector<RungModel> out;
-  for (const std::string& id : rung_ids()) out.push_back(model_rung(id, block));
+  for (const ladder::Rung& rung : ladder::rungs()) out.push_back(model_rung(rung, block));
   return out;
 }
 
@@ -360,18 +377,19 @@ LaunchStats launch_stats(const RungModel& rung, std::size_t n, const Machine& ma
   if (machine.sms < 1 || machine.blocks_per_sm < 0)
     throw Error(ErrorCode::invalid_argument,
                 "the machine needs at least 1 SM and a non-negative blocks per SM (0: derive it)");
-  const int index = rung_index(rung.id);
+  const ladder::Rung& source = ladder::get_rung(rung.id);
+  const bool capped_grid = resident_grid(source);
   check_block(rung.block);
   LaunchStats out;
   out.n = n;
-  if (index == 7) out.full_grid = full_grid(rung.block, machine);
+  if (capped_grid) out.full_grid = full_grid(rung.block, machine);
   // The same arithmetic as each rung's grid_for(), applied pass after pass as run_passes() does.
   const auto grid_for = [&](std::uint64_t count) {
-    const std::uint64_t wanted = ceil_div(count, items_per_block(index, rung.block));
-    return index == 7 ? std::min(wanted, out.full_grid) : wanted;
+    const std::uint64_t wanted = ceil_div(count, items_per_block(source, rung.block));
+    return capped_grid ? std::min(wanted, out.full_grid) : wanted;
   };
   out.blocks = grid_for(n);
-  out.grid_capped = index == 7 && out.blocks < ceil_div(n, items_per_block(index, rung.block));
+  out.grid_capped = capped_grid && out.blocks < ceil_div(n, items_per_block(source, rung.block));
   out.fits_grid = out.blocks <= kMaxGridBlocks;
   out.elements_per_thread = static_cast<double>(n) / (static_cast<double>(out.blocks) * rung.block);
   out.passes = 1;

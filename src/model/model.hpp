@@ -27,6 +27,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ladder/ladder.hpp"
+
 namespace reducelab::model {
 
 constexpr int kWarpSize = 32;
@@ -76,11 +78,12 @@ struct RungModel {
   double mean_lane_utilisation = 0.0;  //!< unweighted mean of the reduction steps' utilisation
   int max_bank_conflict_degree = 0;    //!< over all steps
   int divergent_steps = 0;             //!< reduction steps with at least one divergent warp
-  //! Elements a thread folds before the tree: 1 (V0..V2), 2 (V3..V6), 8 for V7 by design (its
-  //! grid is sized for two float4 per thread, then capped at the full GPU, so large n gives each
-  //! thread more: launch_stats() has the average for a given n).
+  //! Elements a thread folds before the tree (Rung::elements_per_thread): 1 (V0..V2), 2 (V3..V6),
+  //! 8 for V7 by design (its grid is sized for two float4 per thread, then capped at the full
+  //! GPU, so large n gives each thread more: launch_stats() has the average for a given n).
   int elements_per_thread = 0;
-  //! Global load instructions per input element: 1 for scalar loads, 0.25 for V7's float4.
+  //! Global load instructions per input element, 1 / Rung::load_width: 1 for scalar loads, 0.25
+  //! for V7's float4.
   double global_loads_per_element = 0.0;
 };
 
@@ -105,18 +108,19 @@ struct LaunchStats {
   int passes = 0;  //!< kernel launches until one value remains (ladder/passes.cuh)
 };
 
-//! Ids the model knows, in ladder order: "V0".."V7".
-const std::vector<std::string>& rung_ids();
-
-//! Replays rung `id` (case-insensitive) for a block of `block` threads. Throws reducelab::Error
-//! (invalid_argument) on an unknown id or a block that is not a power of two in [64, 1024].
+//! Replays `rung` (an entry of ladder::rungs(): its tree shape, load and grid rule) for a block
+//! of `block` threads. Throws reducelab::Error (invalid_argument) on a block that is not a power
+//! of two in [64, 1024].
+RungModel model_rung(const ladder::Rung& rung, int block);
+//! The same for the rung with this id (case-insensitive); throws reducelab::Error
+//! (invalid_argument) on an unknown id, naming the valid ones.
 RungModel model_rung(std::string_view id, int block);
-//! model_rung() for V0..V7, in order.
+//! model_rung() for every rung of ladder::rungs(), in order.
 std::vector<RungModel> model_all(int block);
 
 //! The grid and pass count of `rung` over n >= 1 elements (throws reducelab::Error on n = 0 or a
-//! bad Machine). Mirrors each rung's grid_for(): ceil(n/B) for V0..V2, ceil(n/2B) for V3..V6,
-//! min(ceil(n/8B), SMs x blocks/SM) for V7.
+//! bad Machine). Mirrors each rung's grid_for() after its Rung::grid: ceil(n/B) for V0..V2,
+//! ceil(n/2B) for V3..V6, min(ceil(n/8B), SMs x blocks/SM) for V7.
 LaunchStats launch_stats(const RungModel& rung, std::size_t n, const Machine& machine = {});
 
 //! Bank-conflict degree of one shared-memory instruction of one warp, given the 4-byte word
