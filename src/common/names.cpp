@@ -21,21 +21,24 @@ std::string to_lower(std::string_view text) {
   return out;
 }
 
+// Optimal string alignment distance (Levenshtein plus adjacent transpositions, the commonest
+// typo: "bnech", "bf61"), case-insensitive.
 std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  const std::size_t columns = b.size() + 1;
+  std::vector<std::size_t> d((a.size() + 1) * columns);
+  auto at = [&](std::size_t i, std::size_t j) -> std::size_t& { return d[i * columns + j]; };
+  auto lower = [](char c) { return std::tolower(static_cast<unsigned char>(c)); };
+  for (std::size_t i = 0; i <= a.size(); ++i) at(i, 0) = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) at(0, j) = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      const std::size_t substitute = diagonal + (std::tolower(static_cast<unsigned char>(a[i - 1])) !=
-                                                 std::tolower(static_cast<unsigned char>(b[j - 1])));
-      row[j] = std::min({above + 1, row[j - 1] + 1, substitute});
-      diagonal = above;
+      const std::size_t cost = lower(a[i - 1]) != lower(b[j - 1]);
+      at(i, j) = std::min({at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost});
+      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) && lower(a[i - 2]) == lower(b[j - 1]))
+        at(i, j) = std::min(at(i, j), at(i - 2, j - 2) + 1);
     }
   }
-  return row[b.size()];
+  return at(a.size(), b.size());
 }
 
 std::string closest_match(std::string_view text, const std::vector<std::string_view>& candidates) {

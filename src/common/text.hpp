@@ -11,7 +11,7 @@ namespace reducelab::detail {
 //! ASCII lower case, for case-insensitive names ("V3", "F16", "Sum").
 std::string to_lower(std::string_view text);
 
-//! Levenshtein distance, case-insensitive.
+//! Edit distance (Levenshtein plus adjacent transpositions), case-insensitive.
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
 //! The candidate one or two edits from `text` (the nearest; the first on a tie), or "".
