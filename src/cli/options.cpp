@@ -10,6 +10,7 @@
 
 #include "bench/suite.hpp"
 #include "reducelab/error.hpp"
+#include "reducelab/version.hpp"
 
 namespace reducelab::cli {
 namespace {
@@ -116,7 +117,7 @@ bench::Context make_context(const std::string& command, const DeviceInfo& device
                             std::uint64_t seed, int reps, int warmup) {
   bench::Context context;
   context.command = command;
-  context.version = REDUCELAB_VERSION;
+  context.version = REDUCELAB_VERSION_STRING;
   context.commit = REDUCELAB_GIT_COMMIT;
   context.date = bench::utc_now();
   context.device = device;
