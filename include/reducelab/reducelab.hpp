@@ -7,3 +7,4 @@
 #include "reducelab/op.hpp"
 #include "reducelab/reduce.hpp"
 #include "reducelab/types.hpp"
+#include "reducelab/version.hpp"

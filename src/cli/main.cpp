@@ -10,11 +10,13 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "reducelab/error.hpp"
+#include "reducelab/version.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"reducelab: GPU reductions, from the article's ladder to a production reduce"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", REDUCELAB_VERSION " (" REDUCELAB_GIT_COMMIT ")");
+  app.set_version_flag("--version", REDUCELAB_VERSION_STRING " (" REDUCELAB_GIT_COMMIT ")");
   reducelab::cli::add_bench_command(app);
   reducelab::cli::add_sweep_command(app);
   reducelab::cli::add_explain_command(app);

@@ -13,6 +13,7 @@
 
 #include "common/text.hpp"
 #include "reducelab/error.hpp"
+#include "reducelab/version.hpp"
 
 namespace reducelab::cli {
 namespace {
@@ -331,7 +332,7 @@ bench::Context make_context(const std::string& command, const DeviceInfo& device
                             std::uint64_t seed, int reps, int warmup) {
   bench::Context context;
   context.command = command;
-  context.version = REDUCELAB_VERSION;
+  context.version = REDUCELAB_VERSION_STRING;
   context.commit = REDUCELAB_GIT_COMMIT;
   context.date = bench::utc_now();
   context.device = device;
