@@ -2,7 +2,8 @@
 # One whole check on the GPU machine, in one call of the device tool. Each step logs to $OUT
 # (or ./gpu-out) and the last lines printed are a short summary.
 #   scripts/gpu_check.sh [--bin DIR] STEP...
-# Steps: info, tests, large, bench, bench-all, production, tune, sweep, profile, sanitize.
+# Steps: info, ctest, tests, large, bench, bench-all, production, tune, tune-small, sweep,
+# sweep-production, profile, sanitize.
 # With --bin DIR the binaries come from DIR (built elsewhere and carried); otherwise the script
 # configures and builds the release preset here first.
 set -u -o pipefail
@@ -14,8 +15,7 @@ mkdir -p "$dest"
 bin=""
 if [ "${1:-}" = "--bin" ]; then bin=$2; shift 2; fi
 if [ -z "$bin" ]; then
-  cmake --preset release >"$out/build.log" 2>&1 && cmake --build --preset release >>"$out/build.log" 2>&1 \
-    || { tail -30 "$out/build.log"; exit 1; }
+  scripts/device_build.sh "$out/build.log" || exit 1
   bin=build/release
 fi
 cli=$bin/src/reducelab
@@ -36,13 +36,16 @@ step() {  # step NAME LOGFILE COMMAND...
 for s in "$@"; do
   case $s in
     info) step info info.log bash -c 'nvidia-smi; nvidia-smi -q -d CLOCK,POWER,PERFORMANCE | head -80' ;;
+    ctest) step ctest ctest.log ctest --test-dir "$bin" -LE large --output-on-failure ;;
     tests) step tests gpu-tests.log "$tests" --gtest_filter=-*Large* ;;
     large) step large gpu-large.log "$tests" --gtest_filter=*Large* ;;
     bench) step bench bench.log "$cli" bench --json "$out/bench.json" --md "$out/bench.md" ;;
     bench-all) step bench-all bench-all.log "$cli" bench --op sum,min,max,dot --json "$out/bench-all.json" --md "$out/bench-all.md" ;;
     production) step production production.log "$cli" bench --op all --dtype all --rungs none --json "$out/production.json" --md "$out/production.md" ;;
     tune) step tune tune.log "$tune" ;;
+    tune-small) step tune-small tune-small.md "$tune" --small ;;
     sweep) step sweep sweep.log "$cli" sweep --from 10 --to 30 --json "$out/sweep.json" ;;
+    sweep-production) step sweep-production sweep-production.log "$cli" sweep --from 10 --to 30 --rungs none --json "$out/sweep-production.json" ;;
     profile) step profile profile.log "$cli" profile --n 2^24 --md "$out/profile.md" --raw-csv "$out/profile.csv" ;;
     sanitize) OUT=$out step sanitize sanitize.log scripts/sanitize.sh "$tests"; cat "$out/sanitize.log" ;;
     *) echo "unknown step $s"; exit 2 ;;
