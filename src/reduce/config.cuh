@@ -15,7 +15,7 @@
 namespace reducelab::detail {
 
 template <int kBlock_, int kUnroll_, device::LoadHint kHint_ = device::LoadHint::no_alloc,
-          int kMinVectors_ = 1>
+          int kMinVectors_ = 1, int kMinBlocks_ = 1>
 struct Config {
   static constexpr int kBlock = kBlock_;    // threads per block
   static constexpr int kUnroll = kUnroll_;  // 16-byte vectors in flight per thread and array
@@ -23,6 +23,9 @@ struct Config {
   // L2::256B prefetch 6% slower (135.6 us, the extra sector fetches cost bandwidth).
   static constexpr device::LoadHint kHint = kHint_;
   static constexpr int kMinVectorsPerThread = kMinVectors_;  // per thread, before another block
+  // Resident blocks per SM the compiler must allow (__launch_bounds__' second argument): a cap on
+  // registers where the allocator would otherwise take a few more and lose a block per SM.
+  static constexpr int kMinBlocksPerSM = kMinBlocks_;
   //! Vectors one block loads in one batch.
   static constexpr std::size_t kTile = static_cast<std::size_t>(kBlock) * kUnroll;
 };
@@ -35,6 +38,14 @@ using TunedConfig = Config<512, 4>;
 template <class Traits>
 struct ConfigFor {
   using type = TunedConfig;
+};
+// min/max of 8-byte integers: 4 blocks of 512 per SM, as they were tuned. When the kernel was
+// split into layers (session 4) the allocator gave them 40 registers instead of 32 (3 blocks per
+// SM) and i64/u64 min/max went from 244.5-245.4 us to 253.6-256.5 us at 2^27 (CUB 248-249).
+template <class T, class Extremum>
+struct ConfigFor<ExtremumTraits<T, Extremum>> {
+  using type = std::conditional_t<sizeof(T) == 8, Config<512, 4, device::LoadHint::no_alloc, 1, 4>,
+                                  TunedConfig>;
 };
 // sum of 8-byte elements: 8 vectors in flight (f64 sum: U=8 245.8 us, U=4 248.2, CUB 247.2).
 template <class T>

@@ -29,7 +29,8 @@ struct KernelArgs {
 };
 
 template <class Traits, class Config, bool kYVector>
-__global__ void __launch_bounds__(Config::kBlock) reduce_kernel(KernelArgs<typename Traits::Elem> a) {
+__global__ void __launch_bounds__(Config::kBlock, Config::kMinBlocksPerSM)
+    reduce_kernel(KernelArgs<typename Traits::Elem> a) {
   using Acc = typename Traits::Acc;
   constexpr int kBlock = Config::kBlock;
   using Agent = RangeAgent<Traits, kBlock, Config::kUnroll, Config::kHint, kYVector>;
