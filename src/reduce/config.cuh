@@ -15,7 +15,7 @@
 namespace reducelab::detail {
 
 template <int kBlock_, int kUnroll_, device::LoadHint kHint_ = device::LoadHint::no_alloc,
-          int kMinVectors_ = 1, int kMinBlocks_ = 1>
+          int kMinVectors_ = 1, int kMinBlocks_ = 0>
 struct Config {
   static constexpr int kBlock = kBlock_;    // threads per block
   static constexpr int kUnroll = kUnroll_;  // 16-byte vectors in flight per thread and array
@@ -24,7 +24,8 @@ struct Config {
   static constexpr device::LoadHint kHint = kHint_;
   static constexpr int kMinVectorsPerThread = kMinVectors_;  // per thread, before another block
   // Resident blocks per SM the compiler must allow (__launch_bounds__' second argument): a cap on
-  // registers where the allocator would otherwise take a few more and lose a block per SM.
+  // registers where the allocator would otherwise take a few more and lose a block per SM. 0
+  // leaves it out: an explicit 1 is not neutral (f32 sum went from 32 to 47 registers with it).
   static constexpr int kMinBlocksPerSM = kMinBlocks_;
   //! Vectors one block loads in one batch.
   static constexpr std::size_t kTile = static_cast<std::size_t>(kBlock) * kUnroll;
