@@ -1,17 +1,21 @@
 #pragma once
-// The per-range agent: how the threads of one or more blocks read a range x[0, count) (and y for
+// The per-range agent: how the threads of one or more teams read a range x[0, count) (and y for
 // dot) and fold it into each thread's state. A scalar head (elements before the first 16-byte
 // boundary of that range), a body of 16-byte vectors, and a scalar tail make any element-aligned
 // pointer and any count work; the alignment is worked out per range, so a segmented caller can
 // hand each segment to the agent as it is.
 //
-// The body goes in tiles of kBlock x kUnroll vectors: every thread issues kUnroll independent
-// 16-byte loads (two per vector for dot) before it uses the first. Tiles are dealt to the blocks
-// that share the range in rounds, so no block runs a round alone at the end; what is left (less
+// The body goes in tiles of kTeam x kUnroll vectors: every thread issues kUnroll independent
+// 16-byte loads (two per vector for dot) before it uses the first. Tiles are dealt to the teams
+// that share the range in rounds, so no team runs a round alone at the end; what is left (less
 // than one round) is one batch of up to kUnroll loads per thread across all of them.
 //
 // Element order: each thread visits its elements in increasing index order (head, body, tail),
 // so argmin/argmax update with a strict comparison inside a thread (traits.cuh).
+//
+// A team is whoever shares one range: a CUDA block (the production reduce), a warp or a single
+// thread (the segmented reduce, segmented.cuh). kTeam is its size and `rank` a thread's place in
+// it; teams smaller than a 16-byte vector's element count take the head and tail in turns.
 
 #include <cstddef>
 #include <cstdint>
@@ -37,7 +41,7 @@ __host__ __device__ __forceinline__ RangeSplit split_range(const T* x, std::size
 
 //! `kYVector`: y shares x's offset inside a 16-byte line, so it is read as vectors too (else y
 //! is read element by element where x is read as vectors).
-template <class Traits, int kBlock, int kUnroll, device::LoadHint kHint, bool kYVector>
+template <class Traits, int kTeam, int kUnroll, device::LoadHint kHint, bool kYVector>
 struct RangeAgent {
   using T = typename Traits::Elem;
   using State = typename Traits::State;
@@ -45,18 +49,31 @@ struct RangeAgent {
   static constexpr int kCount = Vec::kCount;
   static constexpr bool kDot = Traits::kArrays == 2;
   static constexpr bool kLoadY = kDot && kYVector;
-  static constexpr std::size_t kTile = static_cast<std::size_t>(kBlock) * kUnroll;
+  static constexpr std::size_t kTile = static_cast<std::size_t>(kTeam) * kUnroll;
 
-  //! Folds x[0, count) (split as `split`) into `state`, shared by `blocks` blocks of which this
-  //! thread's block is number `block`. Indices given to Traits are relative to x.
+  //! Folds x[0, count) (split as `split`) into `state`, shared by `blocks` teams of kTeam
+  //! threads, of which this thread is number `rank` in team number `block`. Indices given to
+  //! Traits are relative to x.
   __device__ __forceinline__ static void consume(State& state, const T* x, const T* y,
                                                  std::size_t count, RangeSplit split,
-                                                 unsigned block, unsigned blocks) {
-    const std::size_t thread = static_cast<std::size_t>(block) * kBlock + threadIdx.x;
-    const std::size_t threads = static_cast<std::size_t>(blocks) * kBlock;
+                                                 unsigned rank, unsigned block, unsigned blocks) {
+    const std::size_t thread = static_cast<std::size_t>(block) * kTeam + rank;
+    const std::size_t threads = static_cast<std::size_t>(blocks) * kTeam;
+    // Scalar indices [from, to), fewer than kCount of them: one per thread, or in turns.
+    auto scalars = [&](std::size_t from, std::size_t to) {
+      if constexpr (kTeam >= kCount) {
+        if (thread < to - from) {
+          const std::size_t i = from + thread;
+          Traits::update(state, x[i], kDot ? y[i] : T{}, i);
+        }
+      } else {
+        for (std::size_t i = from + thread; i < to; i += threads)
+          Traits::update(state, x[i], kDot ? y[i] : T{}, i);
+      }
+    };
 
-    // 1. Head: indices [0, head), one per thread.
-    if (thread < split.head) Traits::update(state, x[thread], kDot ? y[thread] : T{}, thread);
+    // 1. Head: indices [0, head).
+    scalars(0, split.head);
 
     // 2. Body: vectors [0, split.vectors) after the head.
     const T* xv = x + split.head;
@@ -75,16 +92,16 @@ struct RangeAgent {
     // Whole tiles, in rounds where every block gets one.
     const std::size_t full_tiles = split.vectors / kTile / blocks * blocks;
     for (std::size_t tile = block; tile < full_tiles; tile += blocks) {
-      const std::size_t first = tile * kTile + threadIdx.x;
+      const std::size_t first = tile * kTile + rank;
       uint4 rx[kUnroll];
       uint4 ry[kLoadY ? kUnroll : 1];
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
-        rx[u] = device::load16<kHint>(xv + (first + u * kBlock) * kCount);
-        if constexpr (kLoadY) ry[u] = device::load16<kHint>(yv + (first + u * kBlock) * kCount);
+        rx[u] = device::load16<kHint>(xv + (first + u * kTeam) * kCount);
+        if constexpr (kLoadY) ry[u] = device::load16<kHint>(yv + (first + u * kTeam) * kCount);
       }
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) use(first + u * kBlock, rx[u], ry[kLoadY ? u : 0]);
+      for (int u = 0; u < kUnroll; ++u) use(first + u * kTeam, rx[u], ry[kLoadY ? u : 0]);
     }
     // The rest, fewer than one round: one batch of up to kUnroll loads per thread across all
     // the blocks, in increasing index order per thread.
@@ -107,12 +124,15 @@ struct RangeAgent {
       }
     }
 
-    // 3. Tail: indices [head + vectors x kCount, count), one per thread.
-    const std::size_t tail = split.head + split.vectors * kCount;
-    if (thread < count - tail) {
-      const std::size_t i = tail + thread;
-      Traits::update(state, x[i], kDot ? y[i] : T{}, i);
-    }
+    // 3. Tail: indices [head + vectors x kCount, count).
+    scalars(split.head + split.vectors * kCount, count);
+  }
+
+  //! The same where the team is the CUDA block (kTeam == blockDim.x): rank = threadIdx.x.
+  __device__ __forceinline__ static void consume(State& state, const T* x, const T* y,
+                                                 std::size_t count, RangeSplit split,
+                                                 unsigned block, unsigned blocks) {
+    consume(state, x, y, count, split, threadIdx.x, block, blocks);
   }
 };
 

@@ -9,15 +9,15 @@
 #include "common/driver_api.hpp"
 #include "common/pointer_check.hpp"
 #include "reduce/launch.hpp"
+#include "reduce/validate.hpp"
 #include "reduce/workspace.hpp"
 #include "reducelab/reduce.hpp"
 
 namespace reducelab {
 namespace detail {
-namespace {
 
 // Enum values first (an Op or DType cast from a bad integer), then what the op needs.
-void require_valid_call(Op op, DType dtype, const void* d_y, std::size_t n) {
+void require_valid_op(Op op, DType dtype, const void* d_y) {
   if (!is_valid(op))
     throw Error(ErrorCode::invalid_argument,
                 "invalid Op value " + std::to_string(static_cast<int>(op)));
@@ -27,12 +27,8 @@ void require_valid_call(Op op, DType dtype, const void* d_y, std::size_t n) {
   if (info(op).inputs == 1 && d_y != nullptr)
     throw Error(ErrorCode::invalid_argument,
                 std::string(info(op).name) + " reads one array; pass a null second array");
-  if (n == 0 && info(op).empty == EmptyRule::error)
-    throw Error(ErrorCode::invalid_argument,
-                std::string(info(op).name) + " of an empty input (n = 0) is undefined");
 }
 
-// Every pointer of a call in one batch of queries (pointer_check.hpp).
 void require_pointers(Op op, DType dtype, const void* d_x, const void* d_y, std::size_t n,
                       const PointerArg& out, int device) {
   const std::size_t element = size_of(dtype);
@@ -41,6 +37,15 @@ void require_pointers(Op op, DType dtype, const void* d_x, const void* d_y, std:
   } else {
     require_device_pointers({{d_x, n, element, "input"}, out}, device);
   }
+}
+
+namespace {
+
+void require_valid_call(Op op, DType dtype, const void* d_y, std::size_t n) {
+  require_valid_op(op, dtype, d_y);
+  if (n == 0 && info(op).empty == EmptyRule::error)
+    throw Error(ErrorCode::invalid_argument,
+                std::string(info(op).name) + " of an empty input (n = 0) is undefined");
 }
 
 void launch_validated(Op op, DType dtype, const void* d_x, const void* d_y, std::size_t n,

@@ -53,6 +53,34 @@ __device__ __forceinline__ typename Traits::Acc fold_partials(const typename Tra
   return device::block_reduce<kBlock>(acc, combine, Traits::identity(), warp_slots);
 }
 
+//! The ticket of a group of `members` blocks whose partials lie in partials[0, count): called by
+//! every thread of each member after its thread 0 has stored what it contributes there
+//! (store_partial). Returns true in the member that took the last ticket, where `acc` (thread 0)
+//! is then the fold of partials[0, count) and the counter is zero again; the others are done.
+//! The whole grid is one group for the production reduce (grid_step); the segmented reduce makes
+//! a group of the blocks that share one segment, each group with a counter of its own.
+template <class Traits, int kBlock>
+__device__ __forceinline__ bool last_member_folds(typename Traits::Acc& acc,
+                                                  const typename Traits::Acc* partials,
+                                                  unsigned count, unsigned* counter_word,
+                                                  unsigned members,
+                                                  typename Traits::Acc* warp_slots) {
+  __shared__ bool is_last_member;
+  cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(*counter_word);
+  if (threadIdx.x == 0) {
+    // Release publishes this block's partials (stored by this thread) with its ticket; acquire
+    // (in the last member) sees every partial published before the tickets it follows.
+    is_last_member = counter.fetch_add(1u, cuda::memory_order_acq_rel) == members - 1;
+  }
+  __syncthreads();  // also ends every use of warp_slots by the block_reduce before
+  if (!is_last_member) return false;
+  // Thread 0's acquire, then the barrier: every thread's loads below follow the releases (as in
+  // CUDA's threadFenceReduction sample). A __threadfence here cost 0.2-0.5 us at 2^14..2^20.
+  acc = fold_partials<Traits, kBlock>(partials, count, warp_slots);
+  if (threadIdx.x == 0) counter.store(0u, cuda::memory_order_relaxed);  // ready for the next call
+  return true;
+}
+
 //! Called by every thread of every block with the block's partial `acc` (valid in thread 0)
 //! after a block_reduce on `warp_slots`. Returns true in the block that took the last ticket,
 //! where `acc` (thread 0) is then the fold of every block's partial and the counter is zero
@@ -60,21 +88,9 @@ __device__ __forceinline__ typename Traits::Acc fold_partials(const typename Tra
 template <class Traits, int kBlock>
 __device__ __forceinline__ bool grid_step(typename Traits::Acc& acc, typename Traits::Acc* partials,
                                           unsigned* counter_word, typename Traits::Acc* warp_slots) {
-  __shared__ bool is_last_block;
-  cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(*counter_word);
-  if (threadIdx.x == 0) {
-    store_partial(partials + blockIdx.x, acc);
-    // Release publishes this block's partial with its ticket; acquire (in the last block) sees
-    // every partial published before the tickets it follows.
-    is_last_block = counter.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1;
-  }
-  __syncthreads();  // also ends every use of warp_slots by the block_reduce before
-  if (!is_last_block) return false;
-  // Thread 0's acquire, then the barrier: every thread's loads below follow the releases (as in
-  // CUDA's threadFenceReduction sample). A __threadfence here cost 0.2-0.5 us at 2^14..2^20.
-  acc = fold_partials<Traits, kBlock>(partials, gridDim.x, warp_slots);
-  if (threadIdx.x == 0) counter.store(0u, cuda::memory_order_relaxed);  // ready for the next call
-  return true;
+  if (threadIdx.x == 0) store_partial(partials + blockIdx.x, acc);
+  return last_member_folds<Traits, kBlock>(acc, partials, gridDim.x, counter_word, gridDim.x,
+                                           warp_slots);
 }
 
 //! One block folds `count` partials and writes the result.

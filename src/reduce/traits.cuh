@@ -5,6 +5,10 @@
 // Element order: every thread visits its elements in increasing index order (head, body, tail),
 // so argmin/argmax update with a strict comparison inside a thread and break ties by index only
 // when combining threads and blocks.
+//
+// For the segmented reduce (segmented.cuh) each traits also says what an empty segment gives
+// (empty()) and how a partial of a piece that starts `by` elements into its segment is made
+// relative to the segment (shifted()).
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -132,6 +136,9 @@ struct SumTraits {
     }
   }
   __device__ static State start() { return identity(); }
+  // +0 for the floating types, as reduce() gives for n == 0 (all-zero bits in every type).
+  __device__ static Acc empty() { return Acc(0); }
+  __device__ static Acc shifted(Acc acc, std::int64_t) { return acc; }
   __device__ static Acc finish(State state, const T*) { return state; }
   __device__ static Acc combine(Acc a, Acc b) { return a + b; }
   __device__ static void update(Acc& acc, T x, T y, std::size_t) {
@@ -176,6 +183,9 @@ struct ExtremumTraits {
   static constexpr int kArrays = 1;
   __device__ static Acc identity() { return Extremum::template identity<Acc>(); }
   __device__ static State start() { return identity(); }
+  // The identity: +inf (min) or -inf (max), the integer type's largest or lowest value.
+  __device__ static Acc empty() { return identity(); }
+  __device__ static Acc shifted(Acc acc, std::int64_t) { return acc; }
   __device__ static Acc finish(State state, const T*) { return state; }
   __device__ static Acc combine(Acc a, Acc b) { return Extremum{}(a, b); }
   __device__ static void update(Acc& acc, T x, T, std::size_t) {
@@ -223,6 +233,12 @@ struct ArgTraits {
 
   __device__ static Acc identity() { return {Extremum::template identity<V>(), kNoIndex}; }
   __device__ static State start() { return {Extremum::template identity<V>(), kNoIndex, false}; }
+  // The value identity and index -1: no element.
+  __device__ static Acc empty() { return {Extremum::template identity<V>(), -1}; }
+  __device__ static Acc shifted(Acc acc, std::int64_t by) {
+    if (acc.index != kNoIndex) acc.index += by;
+    return acc;
+  }
   // Strictly better, NaN beating any number: the rule inside one thread's increasing indices.
   __device__ static bool better(V candidate, V current) {
     if constexpr (kIsMin) {

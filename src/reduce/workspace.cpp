@@ -16,7 +16,9 @@ namespace reducelab {
 namespace detail {
 namespace {
 
-constexpr std::size_t kWorkspaceBytes = kHeaderBytes + kMaxGrid * kPartialBytes;
+// The part that must be zero before a call: the header and the group counters.
+constexpr std::size_t kZeroedBytes = kHeaderBytes + kGroupCounterBytes;
+constexpr std::size_t kWorkspaceBytes = kZeroedBytes + kMaxGrid * kPartialBytes;
 constexpr std::size_t kResultBytes = 16;
 
 struct Workspace {
@@ -31,7 +33,9 @@ WorkspaceView view_of(int device, void* memory, Workspace* owner) {
   WorkspaceView view;
   view.device = device;
   view.d_counter = reinterpret_cast<unsigned int*>(base);
-  view.d_partials = base + kHeaderBytes;
+  view.d_segment_flags = reinterpret_cast<unsigned int*>(base + kSegmentFlagsOffset);
+  view.d_group_counters = reinterpret_cast<unsigned int*>(base + kHeaderBytes);
+  view.d_partials = base + kZeroedBytes;
   if (owner != nullptr) {
     view.h_result = owner->h_result;
     view.d_result = owner->d_result;
@@ -117,8 +121,8 @@ WorkspaceView graph_workspace(cudaStream_t stream, int device) {
     RelaxedCaptureMode relaxed;
     REDUCELAB_CUDA_CHECK(cudaMalloc(&memory, kWorkspaceBytes));
   }
-  // Captured as a memset node: every replay of the graph starts from a zero counter.
-  REDUCELAB_CUDA_CHECK(cudaMemsetAsync(memory, 0, sizeof(unsigned int), stream));
+  // Captured as a memset node: every replay of the graph starts from zero counters and flags.
+  REDUCELAB_CUDA_CHECK(cudaMemsetAsync(memory, 0, kZeroedBytes, stream));
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   cudaGraph_t graph = nullptr;
   REDUCELAB_CUDA_CHECK(cudaStreamGetCaptureInfo(stream, &status, nullptr, &graph));
@@ -145,7 +149,7 @@ std::unique_ptr<Workspace> new_workspace(cudaStream_t stream) {
   const char* call = "cudaHostGetDevicePointer(result slot)";
   if (status == cudaSuccess) {
     // Ordered before the first kernel on this stream, the only stream that uses it.
-    status = cudaMemsetAsync(workspace->memory, 0, kHeaderBytes, stream);
+    status = cudaMemsetAsync(workspace->memory, 0, kZeroedBytes, stream);
     call = "cudaMemsetAsync(workspace header)";
   }
   if (status != cudaSuccess) {

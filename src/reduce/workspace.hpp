@@ -1,6 +1,7 @@
 #pragma once
 // The device workspace the production reduce needs (a block counter, the per-block partials,
-// the synchronous form's result slot), owned by the library so the user never passes one.
+// the synchronous form's result slot; for the segmented reduce also the counters of groups of
+// blocks and a flags word), owned by the library so the user never passes one.
 //
 // One workspace per (device, stream), created on first use and kept for the life of the process:
 // calls on one stream are ordered by the stream, so they can share it; calls on different streams
@@ -18,12 +19,24 @@ namespace reducelab::detail {
 //! Largest grid the production kernel launches; the partials hold one 16-byte value per block.
 inline constexpr unsigned kMaxGrid = 8192;
 inline constexpr std::size_t kPartialBytes = 16;
-//! The block counter, alone in its 128-byte line, before the partials.
+//! The block counter, alone in its 128-byte line, then the segmented reduce's flags word in the
+//! next line.
 inline constexpr std::size_t kHeaderBytes = 256;
+inline constexpr std::size_t kSegmentFlagsOffset = 128;
+//! The segmented reduce's group counters (one per group of blocks that share a segment), after
+//! the header and before the partials.
+inline constexpr std::size_t kGroupCounterBytes = kMaxGrid * sizeof(unsigned int);
 
+//! Layout: header (kHeaderBytes) | group counters (kGroupCounterBytes) | partials. The header
+//! and the counters are zero between calls (each kernel that uses a word resets it) and are
+//! zeroed when a workspace is created, and at the start of every replay of a graph's own.
 struct WorkspaceView {
   int device = 0;                     //!< the device the workspace lives on (current at the call)
   unsigned int* d_counter = nullptr;  //!< zero between calls: the last block resets it
+  //! Segmented reduce, ragged segments: what the first kernel saw (segmented.cuh), reset by the
+  //! last block of the second.
+  unsigned int* d_segment_flags = nullptr;
+  unsigned int* d_group_counters = nullptr;  //!< kMaxGrid counters, each reset by its last member
   void* d_partials = nullptr;         //!< kMaxGrid x kPartialBytes
   //! 16 bytes of pinned host memory mapped into the device: the synchronous form's kernel writes
   //! its result here, so no copy follows the kernel. Null in a graph's workspace.

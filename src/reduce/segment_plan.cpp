@@ -1,0 +1,68 @@
+#include "reduce/segment_plan.hpp"
+
+#include <algorithm>
+
+namespace reducelab::detail {
+namespace {
+
+unsigned ceil_div(std::size_t a, std::size_t b) {
+  return static_cast<unsigned>(std::min<std::size_t>((a + b - 1) / b, ~0u));
+}
+
+// Blocks for `teams` warps of work, at most the resident grid (the kernel strides beyond it).
+unsigned team_grid(std::size_t warps, const SegmentCapacity& capacity) {
+  const unsigned wanted = ceil_div(warps, std::max(1u, capacity.team_block_warps));
+  return std::max(1u, std::min(wanted, std::max(1u, capacity.team_blocks)));
+}
+
+}  // namespace
+
+FixedSegmentPlan plan_fixed_segments(std::size_t num_segments, std::size_t segment_size,
+                                     std::size_t element_bytes, const SegmentCapacity& capacity,
+                                     unsigned max_partials) {
+  FixedSegmentPlan plan;
+  if (takes_scalar_path(num_segments, segment_size)) {
+    plan.path = SegmentPath::scalar;
+    return plan;
+  }
+  if (segment_size < kBlockSegmentMin) {  // empty segments too: a thread writes each result
+    plan.path = SegmentPath::teams;
+    plan.group = segment_size < kThreadSegmentMax ? kLaneGroup : 1;
+    plan.grid = team_grid((num_segments + plan.group - 1) / plan.group, capacity);
+    return plan;
+  }
+  plan.path = SegmentPath::blocks;
+  const unsigned resident = std::max(1u, capacity.blocks);
+  if (num_segments < resident) {
+    // Fewer segments than resident blocks: share each segment among enough blocks to fill the
+    // GPU once, but give every block at least one full batch of loads, and keep the partials
+    // (one per block) and the group counters (one per segment) within the workspace.
+    const std::size_t vectors = segment_size * element_bytes / 16;
+    const unsigned batches =
+        ceil_div(vectors, std::max<std::size_t>(1, capacity.block_tile_vectors));
+    const unsigned fill = ceil_div(resident, num_segments);
+    const unsigned room = static_cast<unsigned>(max_partials / num_segments);
+    plan.blocks_per_segment = std::max(1u, std::min({batches, fill, room}));
+  }
+  if (plan.blocks_per_segment > 1) {
+    plan.grid = static_cast<unsigned>(num_segments) * plan.blocks_per_segment;
+  } else {
+    plan.grid = static_cast<unsigned>(std::min<std::size_t>(num_segments, resident));
+  }
+  return plan;
+}
+
+RaggedSegmentPlan plan_ragged_segments(std::size_t num_segments, const SegmentCapacity& capacity,
+                                       unsigned max_partials) {
+  RaggedSegmentPlan plan;
+  // Groups of 32 only when every resident warp gets one: with fewer segments a warp per segment
+  // keeps more warps busy (the lengths are unknown here, so the long ones may be among them).
+  const std::size_t resident_warps = static_cast<std::size_t>(std::max(1u, capacity.team_blocks)) *
+                                     std::max(1u, capacity.team_block_warps);
+  plan.group = num_segments >= kLaneGroup * resident_warps ? kLaneGroup : 1;
+  plan.team_grid = team_grid((num_segments + plan.group - 1) / plan.group, capacity);
+  plan.long_grid = std::max(1u, std::min(capacity.long_blocks, max_partials / 2));
+  return plan;
+}
+
+}  // namespace reducelab::detail

@@ -1,0 +1,163 @@
+#pragma once
+// The segmented reduce's planner: which kernel reads which segments, decided from the shape alone
+// (segmented.cuh has the kernels). Every threshold is here, in one place.
+//
+// THE THRESHOLDS ARE FIRST GUESSES. None has been measured yet: they are to be swept on the H200
+// in the tuning pass (issue 11, phase 2) and the figures recorded here, as config.cuh does for
+// the scalar reduce. What each one trades is said beside it.
+//
+// Fixed-size segments (num_segments x segment_size), by segment_size:
+//   - one segment of at least one element: the scalar reduce itself (launch.cuh), the whole GPU
+//     on one range;
+//   - fewer than kThreadSegmentMax elements: one thread per segment, 32 segments per warp, each
+//     thread reading its segment alone (16-byte loads where its row is aligned). The starting
+//     point for short rows: correct, coalesced on the output, not yet tuned;
+//   - fewer than kBlockSegmentMin: one warp per segment;
+//   - more: one block per segment, or `blocks_per_segment` blocks per segment when one per
+//     segment would leave resident blocks idle (fewer segments than the GPU holds blocks); the
+//     blocks of a segment publish partials and the last of them folds (grid_step.cuh).
+//
+// Ragged (CSR) segments: the lengths are on the device, so the host plans only from
+// num_segments; the kernels sort the segments out as they read the offsets:
+//   - segment_teams_kernel reads every segment shorter than kBlockSegmentMin: a thread each below
+//     kThreadSegmentMax, a warp each above; warps take 32 segments at once when there are enough
+//     segments to give every resident warp a group of 32, else one at a time;
+//   - long_segments_kernel reads the segments of at least kBlockSegmentMin elements: the element
+//     range [offsets[0], offsets[num_segments]) is cut into one slice per block (Slices below),
+//     each block reads the long segments' pieces in its slice, and the blocks that share a
+//     segment fold their partials as a group (SliceGroup). So one huge segment among tiny ones
+//     is read by the whole GPU, and heavy-tailed lengths spread evenly.
+//
+// The integer helpers below are host-and-device so the CPU tests check the slicing that the
+// kernel uses.
+
+#include <cstddef>
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define REDUCELAB_HOST_DEVICE __host__ __device__
+#else
+#define REDUCELAB_HOST_DEVICE
+#endif
+
+namespace reducelab::detail {
+
+// ---- thresholds (first guesses, not measured: see above) -------------------------------------
+
+//! Segments shorter than this are read by one thread each. A warp per segment would leave most
+//! lanes idle below 32 elements; a thread alone on a longer row issues many dependent loads.
+inline constexpr std::size_t kThreadSegmentMax = 32;
+//! Segments of at least this many elements are read by whole blocks; shorter ones by one warp.
+//! 4096 4-byte elements are 1,024 16-byte vectors: 32 per lane of a warp, 2 per thread of a
+//! 512-thread block.
+inline constexpr std::size_t kBlockSegmentMin = 4096;
+//! Segments a warp takes at once when it reads them a thread each: one per lane.
+inline constexpr unsigned kLaneGroup = 32;
+
+// ---- the plan ---------------------------------------------------------------------------------
+
+enum class SegmentPath {
+  scalar,  //!< the scalar reduce on the one segment
+  teams,   //!< segment_teams_kernel: a thread or a warp per segment
+  blocks,  //!< segment_blocks_kernel: one block, or a group of blocks, per segment
+};
+
+//! What the GPU holds at once of each kernel (SMs x resident blocks, from the occupancy API).
+struct SegmentCapacity {
+  unsigned team_blocks = 1;            //!< resident blocks of segment_teams_kernel
+  unsigned team_block_warps = 1;       //!< warps per block of it
+  unsigned blocks = 1;                 //!< resident blocks of segment_blocks_kernel
+  std::size_t block_tile_vectors = 1;  //!< 16-byte vectors one block of it loads in one batch
+  unsigned long_blocks = 1;            //!< resident blocks of long_segments_kernel
+};
+
+struct FixedSegmentPlan {
+  SegmentPath path = SegmentPath::teams;
+  unsigned group = 1;               //!< teams: segments a warp takes at once (kLaneGroup or 1)
+  unsigned blocks_per_segment = 1;  //!< blocks: the blocks that share one segment
+  unsigned grid = 1;                //!< blocks to launch (teams, blocks)
+};
+
+struct RaggedSegmentPlan {
+  unsigned group = 1;      //!< segments a warp of segment_teams_kernel takes at once
+  unsigned team_grid = 1;  //!< blocks of segment_teams_kernel
+  unsigned long_grid = 1;  //!< blocks of long_segments_kernel (slices), at most kMaxGrid / 2
+};
+
+//! True where fixed-size segments take the scalar reduce: one segment of at least one element.
+constexpr bool takes_scalar_path(std::size_t num_segments, std::size_t segment_size) {
+  return num_segments == 1 && segment_size > 0;
+}
+
+//! The plan for num_segments >= 1 segments of segment_size elements of element_bytes bytes.
+//! `max_partials`: partials (and group counters) the workspace holds.
+FixedSegmentPlan plan_fixed_segments(std::size_t num_segments, std::size_t segment_size,
+                                     std::size_t element_bytes, const SegmentCapacity& capacity,
+                                     unsigned max_partials);
+
+//! The plan for num_segments >= 1 ragged segments. The long kernel keeps two partials per block,
+//! so its grid is at most max_partials / 2.
+RaggedSegmentPlan plan_ragged_segments(std::size_t num_segments, const SegmentCapacity& capacity,
+                                       unsigned max_partials);
+
+// ---- slices of the ragged long-segment kernel -------------------------------------------------
+
+//! `count` slices of the element range [base, base + total): slice b is [begin(b), begin(b + 1)),
+//! floor(b x total / count) elements from base, so slices differ in length by at most one and
+//! empty ones occur only when total < count. Indices stay below 2^52 (any input that fits in
+//! memory), so b x total and (d + 1) x count fit in 64 bits.
+struct Slices {
+  std::int64_t base;
+  std::uint64_t total;
+  unsigned count;
+
+  REDUCELAB_HOST_DEVICE std::int64_t begin(unsigned b) const {
+    const std::uint64_t q = total / count;
+    const std::uint64_t r = total % count;
+    return base + static_cast<std::int64_t>(q * b + r * b / count);
+  }
+  //! The slice that holds element e (base <= e < base + total): the last b with begin(b) <= e,
+  //! which is never an empty slice.
+  REDUCELAB_HOST_DEVICE unsigned of(std::int64_t e) const {
+    const std::uint64_t d = static_cast<std::uint64_t>(e - base);
+    // floor(b x total / count) <= d  <=>  b <= ((d + 1) x count - 1) / total
+    const std::uint64_t b = ((d + 1) * count - 1) / total;
+    return b < count ? static_cast<unsigned>(b) : count - 1;
+  }
+};
+
+//! The blocks that share a long segment [begin, end) which crosses slice boundaries: blocks
+//! first..last, the first reading from `begin` to its slice's end, the others from their slice's
+//! start. Block b keeps two partial slots: 2b + 1 for the piece of a segment that starts in its
+//! slice and goes on, 2b for the piece of one that started before. So the group's pieces lie in
+//! slots 2 first + 1 .. 2 last, in order, and the odd slots between them belong to blocks inside
+//! the segment, which hold no other piece and keep the identity there. The group's counter is
+//! the first block's.
+struct SliceGroup {
+  unsigned first;
+  unsigned last;
+
+  REDUCELAB_HOST_DEVICE static SliceGroup of(const Slices& slices, std::int64_t begin,
+                                             std::int64_t end) {
+    return {slices.of(begin), slices.of(end - 1)};
+  }
+  //! One block reads the whole segment: no partials, no ticket.
+  REDUCELAB_HOST_DEVICE bool whole() const { return first == last; }
+  REDUCELAB_HOST_DEVICE unsigned members() const { return last - first + 1; }
+  REDUCELAB_HOST_DEVICE unsigned slot(unsigned block) const {
+    return block == first ? 2 * block + 1 : 2 * block;
+  }
+  REDUCELAB_HOST_DEVICE unsigned fold_first() const { return 2 * first + 1; }
+  REDUCELAB_HOST_DEVICE unsigned fold_count() const { return 2 * (last - first); }
+};
+
+//! Whether a long kernel's block with slice [lo, hi) reads a piece of segment [begin, end): the
+//! segment is long and overlaps the slice. An empty slice inside a long segment (lo == hi, only
+//! when there are fewer elements than blocks) reads an empty piece, so its group still counts
+//! every member.
+REDUCELAB_HOST_DEVICE inline bool reads_piece(std::int64_t begin, std::int64_t end, std::int64_t lo,
+                                              std::int64_t hi, std::size_t long_min) {
+  return end - begin >= static_cast<std::int64_t>(long_min) && begin < hi && end > lo;
+}
+
+}  // namespace reducelab::detail

@@ -1,0 +1,493 @@
+#pragma once
+// The segmented reduce: one result per segment of x, for fixed-size segments (rows) and ragged
+// ones (CSR offsets), from the scalar reduce's pieces: the range agent (agent.cuh) reads each
+// segment, or a team's share of it, at any alignment; warp and block reductions
+// (device/*.cuh) combine a team's threads; the group ticket (grid_step.cuh) folds the partials
+// of blocks that share a segment. The planner (segment_plan.hpp) picks the kernel.
+//
+// Three kernels:
+//   - segment_teams_kernel: a thread or a warp per segment (short and medium segments, fixed or
+//     ragged);
+//   - segment_blocks_kernel: a block, or a group of blocks, per fixed-size segment;
+//   - long_segments_kernel: ragged segments of at least kBlockSegmentMin elements, read in
+//     slices of the element range so that every block gets the same number of elements.
+// A ragged call launches the first and the third; the first tells the third, through the
+// workspace's flags word, whether it saw a long segment at all and whether the offsets decrease
+// anywhere (the slices assume they do not; then every long segment is read by one block).
+//
+// Order of operations (bitwise repeatability): a segment's reduction order depends only on its
+// length, its offset in a 16-byte line and the plan, which depends on the shape and the GPU model
+// (its resident blocks); for ragged long segments also on where the slice boundaries fall, that
+// is on offsets[0], offsets[num_segments] and the GPU model. Groups fold in a fixed order.
+
+#include <cstddef>
+#include <cstdint>
+#include <cuda/atomic>
+#include <type_traits>
+
+#include "common/kernel_launch.cuh"
+#include "common/resident_grid.cuh"
+#include "device/block_reduce.cuh"
+#include "device/warp_reduce.cuh"
+#include "reduce/agent.cuh"
+#include "reduce/config.cuh"
+#include "reduce/grid_step.cuh"
+#include "reduce/launch.cuh"
+#include "reduce/segment_plan.hpp"
+#include "reduce/traits.cuh"
+#include "reduce/workspace.hpp"
+
+namespace reducelab::detail {
+
+// The scalar reduce's launcher, which a single fixed-size segment takes, is compiled once per
+// type in instantiate_*.cu: the files that include this one call it without compiling the scalar
+// kernels again.
+#define REDUCELAB_EXTERN_LAUNCH_TYPED(T)                                           \
+  extern template void launch_typed<T>(Op, const T*, const T*, std::size_t, void*, \
+                                       const WorkspaceView&, cudaStream_t);
+REDUCELAB_EXTERN_LAUNCH_TYPED(float)
+REDUCELAB_EXTERN_LAUNCH_TYPED(double)
+REDUCELAB_EXTERN_LAUNCH_TYPED(__half)
+REDUCELAB_EXTERN_LAUNCH_TYPED(__nv_bfloat16)
+REDUCELAB_EXTERN_LAUNCH_TYPED(std::int32_t)
+REDUCELAB_EXTERN_LAUNCH_TYPED(std::int64_t)
+REDUCELAB_EXTERN_LAUNCH_TYPED(std::uint32_t)
+REDUCELAB_EXTERN_LAUNCH_TYPED(std::uint64_t)
+#undef REDUCELAB_EXTERN_LAUNCH_TYPED
+
+//! Bits of the workspace's segment flags word, set by segment_teams_kernel on ragged segments
+//! and cleared by the last block of long_segments_kernel.
+inline constexpr unsigned kSawDecreasingPair = 1;  //!< offsets[s + 1] < offsets[s] somewhere
+inline constexpr unsigned kSawLongSegment = 2;     //!< a segment of >= kBlockSegmentMin elements
+
+//! Threads per block of segment_teams_kernel, and vectors in flight per thread of its teams.
+inline constexpr int kTeamBlock = 256;
+using TeamConfig = Config<kTeamBlock, 4>;
+
+//! Where segment s lies in x: [begin, begin + count).
+struct SegmentRange {
+  std::size_t begin;
+  std::size_t count;
+  bool decreasing;  //!< its offsets decrease: read as an empty segment
+};
+
+//! The segments of a call: fixed-size (offsets null: segment s is [s x size, (s + 1) x size))
+//! or CSR (segment s is [offsets[s], offsets[s + 1]), int32 or int64 offsets). One type for
+//! both, so each op and type compiles one teams kernel; the branch is uniform.
+struct SegmentRows {
+  const void* offsets;
+  bool wide_offsets;  //!< int64 offsets, else int32
+  std::size_t size;   //!< fixed-size segments' length
+
+  __device__ __forceinline__ std::int64_t offset(std::size_t i) const {
+    return wide_offsets ? static_cast<const std::int64_t*>(offsets)[i]
+                        : static_cast<const std::int32_t*>(offsets)[i];
+  }
+  __device__ __forceinline__ SegmentRange operator()(std::size_t s) const {
+    if (offsets == nullptr) return {s * size, size, false};
+    const std::int64_t begin = offset(s);
+    const std::int64_t end = offset(s + 1);
+    if (end < begin) return {static_cast<std::size_t>(begin), 0, true};
+    return {static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin), false};
+  }
+};
+
+template <class Traits>
+__device__ __forceinline__ const typename Traits::Elem* y_at(const typename Traits::Elem* y,
+                                                             std::size_t i) {
+  return Traits::kArrays == 2 ? y + i : nullptr;
+}
+
+template <class Traits>
+__device__ __forceinline__ void store_result(void* out, std::size_t s,
+                                             const typename Traits::Acc& acc) {
+  Traits::store(static_cast<typename Traits::Out*>(out) + s, acc);
+}
+
+//! Team `block` of `blocks` teams (of Agent's team size; this thread has `rank` in it) reads its
+//! share of x[begin, begin + count) and returns this thread's accumulator, with indices relative
+//! to x + begin.
+template <class Traits, class Agent>
+__device__ __forceinline__ typename Traits::Acc read_range(const typename Traits::Elem* x,
+                                                           const typename Traits::Elem* y,
+                                                           std::size_t begin, std::size_t count,
+                                                           unsigned rank, unsigned block,
+                                                           unsigned blocks) {
+  typename Traits::State state = Traits::start();
+  const typename Traits::Elem* xs = x + begin;
+  Agent::consume(state, xs, y_at<Traits>(y, begin), count, split_range(xs, count), rank, block,
+                 blocks);
+  return Traits::finish(state, xs);
+}
+
+//! The block reads its share of x[begin, begin + count); the result is valid in thread 0.
+template <class Traits, class Config, bool kYVector>
+__device__ __forceinline__ typename Traits::Acc block_reads_range(
+    const typename Traits::Elem* x, const typename Traits::Elem* y, std::size_t begin,
+    std::size_t count, unsigned block, unsigned blocks, typename Traits::Acc* warp_slots) {
+  using Acc = typename Traits::Acc;
+  using Agent = RangeAgent<Traits, Config::kBlock, Config::kUnroll, Config::kHint, kYVector>;
+  const Acc acc = read_range<Traits, Agent>(x, y, begin, count, threadIdx.x, block, blocks);
+  auto combine = [](Acc p, Acc q) { return Traits::combine(p, q); };
+  return device::block_reduce<Config::kBlock>(acc, combine, Traits::identity(), warp_slots);
+}
+
+// ---- a thread or a warp per segment ---------------------------------------------------------
+
+template <class T>
+struct TeamArgs {
+  const T* x;
+  const T* y;  // dot only
+  std::size_t num_segments;
+  SegmentRows rows;
+  void* out;             // num_segments x Traits::Out
+  std::size_t long_min;  // segments at least this long are long_segments_kernel's (ragged)
+  unsigned group;        // segments a warp takes at once: kLaneGroup (one per lane) or 1
+  unsigned int* flags;   // ragged: the workspace's segment flags; null for fixed-size segments
+};
+
+//! Warps take `group` segments at a time. Each lane looks at its own: shorter than
+//! kThreadSegmentMax, the lane reads it alone and writes its result (empty and decreasing ones
+//! included); up to long_min, the whole warp reads it afterwards, one such segment after another;
+//! longer ones are left to long_segments_kernel, and flagged.
+template <class Traits, bool kYVector>
+__global__ void __launch_bounds__(kTeamBlock)
+    segment_teams_kernel(TeamArgs<typename Traits::Elem> a) {
+  using Acc = typename Traits::Acc;
+  using ThreadAgent = RangeAgent<Traits, 1, TeamConfig::kUnroll, TeamConfig::kHint, kYVector>;
+  using WarpAgent =
+      RangeAgent<Traits, device::kWarpSize, TeamConfig::kUnroll, TeamConfig::kHint, kYVector>;
+  const unsigned lane = threadIdx.x % device::kWarpSize;
+  const std::size_t warp =
+      (static_cast<std::size_t>(blockIdx.x) * kTeamBlock + threadIdx.x) / device::kWarpSize;
+  const std::size_t warps = static_cast<std::size_t>(gridDim.x) * (kTeamBlock / device::kWarpSize);
+  const std::size_t stride = warps * a.group;
+  // Warp-uniform bounds: every lane stays in the loop for the warp's ballots and shuffles.
+  for (std::size_t first = warp * a.group; first < a.num_segments; first += stride) {
+    const std::size_t s = first + lane;
+    SegmentRange range{0, 0, false};
+    bool by_warp = false;
+    unsigned seen = 0;
+    if (lane < a.group && s < a.num_segments) {
+      range = a.rows(s);
+      if (range.decreasing) seen |= kSawDecreasingPair;
+      if (range.count >= a.long_min) {
+        seen |= kSawLongSegment;
+      } else if (range.count >= kThreadSegmentMax) {
+        by_warp = true;
+      } else {
+        const Acc acc = range.count == 0 ? Traits::empty()
+                                         : read_range<Traits, ThreadAgent>(a.x, a.y, range.begin,
+                                                                           range.count, 0, 0, 1);
+        store_result<Traits>(a.out, s, acc);
+      }
+    }
+    if (a.flags != nullptr) {
+      seen = __reduce_or_sync(device::kFullWarpMask, seen);
+      if (lane == 0 && seen != 0) atomicOr(a.flags, seen);
+    }
+    for (unsigned pending = __ballot_sync(device::kFullWarpMask, by_warp); pending != 0;
+         pending &= pending - 1) {
+      const int from = __ffs(pending) - 1;
+      const std::size_t begin =
+          __shfl_sync(device::kFullWarpMask, static_cast<unsigned long long>(range.begin), from);
+      const std::size_t count =
+          __shfl_sync(device::kFullWarpMask, static_cast<unsigned long long>(range.count), from);
+      Acc acc = read_range<Traits, WarpAgent>(a.x, a.y, begin, count, lane, 0, 1);
+      acc = device::warp_reduce(acc, [](Acc p, Acc q) { return Traits::combine(p, q); });
+      if (lane == 0) store_result<Traits>(a.out, first + from, acc);
+    }
+  }
+}
+
+// ---- a block or a group of blocks per fixed-size segment --------------------------------------
+
+template <class T>
+struct BlockArgs {
+  const T* x;
+  const T* y;  // dot only
+  std::size_t num_segments;
+  std::size_t size;             // elements per segment, > 0
+  unsigned blocks_per_segment;  // 1, or a group per segment
+  void* out;                    // num_segments x Traits::Out
+  void* partials;               // groups: num_segments x blocks_per_segment Traits::Acc
+  unsigned int* counters;       // groups: num_segments group counters, zero on entry and exit
+};
+
+//! Block-sized work units (segment, member) in turn; a group's last member folds its partials.
+template <class Traits, class Config, bool kYVector>
+__global__ void __launch_bounds__(Config::kBlock)
+    segment_blocks_kernel(BlockArgs<typename Traits::Elem> a) {
+  using Acc = typename Traits::Acc;
+  __shared__ Acc warp_slots[Config::kBlock / device::kWarpSize];
+  const unsigned members = a.blocks_per_segment;
+  const std::size_t units = a.num_segments * members;
+  for (std::size_t unit = blockIdx.x; unit < units; unit += gridDim.x) {
+    const std::size_t s = unit / members;
+    const unsigned member = static_cast<unsigned>(unit % members);
+    Acc acc = block_reads_range<Traits, Config, kYVector>(a.x, a.y, s * a.size, a.size, member,
+                                                          members, warp_slots);
+    bool last = members == 1;
+    if (!last) {
+      Acc* group = static_cast<Acc*>(a.partials) + s * members;
+      if (threadIdx.x == 0) store_partial(group + member, acc);
+      last = last_member_folds<Traits, Config::kBlock>(acc, group, members, a.counters + s, members,
+                                                       warp_slots);
+    }
+    if (last && threadIdx.x == 0) store_result<Traits>(a.out, s, acc);
+    __syncthreads();  // warp_slots and the ticket's flag serve the next unit
+  }
+}
+
+// ---- ragged segments of at least kBlockSegmentMin elements -----------------------------------
+
+template <class T>
+struct LongArgs {
+  const T* x;
+  const T* y;  // dot only
+  std::size_t num_segments;
+  SegmentRows rows;            // CSR
+  void* out;                   // num_segments x Traits::Out
+  std::size_t long_min;        // the segments this kernel reads: at least this long
+  void* partials;              // 2 x gridDim.x Traits::Acc (SliceGroup)
+  unsigned int* counters;      // gridDim.x group counters, zero on entry and exit
+  unsigned int* grid_counter;  // the workspace's block counter, zero on entry and exit
+  unsigned int* flags;         // set by segment_teams_kernel; zero on exit
+};
+
+//! The last s in [0, num_segments) with offsets[s] <= value, for nondecreasing offsets with
+//! offsets[0] <= value: a search of kBlock-way steps (each thread probes one offset), so a few
+//! rounds of loads instead of log2(num_segments) dependent ones.
+template <int kBlock>
+__device__ __forceinline__ std::size_t block_last_at_or_below(const SegmentRows& rows,
+                                                              std::size_t num_segments,
+                                                              std::int64_t value) {
+  std::size_t low = 0;              // offsets[low] <= value
+  std::size_t high = num_segments;  // the answer is below high
+  while (high - low > 1) {
+    const std::size_t step = (high - low + kBlock - 1) / kBlock;
+    const std::size_t probe = low + threadIdx.x * step;
+    const bool at_or_below = probe < high && rows.offset(probe) <= value;
+    // Nondecreasing offsets: the probes at or below value are a prefix, thread 0's among them.
+    const unsigned count = static_cast<unsigned>(__syncthreads_count(at_or_below));
+    low += (count - 1) * step;
+    high = low + step < high ? low + step : high;
+  }
+  return low;
+}
+
+//! Block b reads the pieces of long segments in its slice of [offsets[0], offsets[num_segments]):
+//! a segment within the slice whole, written at once; a piece of one that crosses the slice's
+//! boundaries as a partial of the segment's SliceGroup, whose last member folds and writes.
+//! If the offsets decrease somewhere, the slices mean nothing: each block then reads whole long
+//! segments, num_segments / gridDim.x of them.
+template <class Traits, class Config, bool kYVector>
+__global__ void __launch_bounds__(Config::kBlock)
+    long_segments_kernel(LongArgs<typename Traits::Elem> a) {
+  using Acc = typename Traits::Acc;
+  constexpr int kBlock = Config::kBlock;
+  __shared__ Acc warp_slots[kBlock / device::kWarpSize];
+  __shared__ unsigned flags;
+  __shared__ std::size_t listed[kBlock];
+  __shared__ unsigned listed_count;
+  if (threadIdx.x == 0)
+    flags = cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*a.flags).load(
+        cuda::memory_order_relaxed);
+  __syncthreads();
+  if (flags == 0) return;  // every block read the same zero: nothing to read, nothing to reset
+
+  if ((flags & kSawDecreasingPair) != 0) {
+    for (std::size_t s = blockIdx.x; s < a.num_segments; s += gridDim.x) {
+      const SegmentRange range = a.rows(s);
+      if (range.count < a.long_min) continue;
+      const Acc acc = block_reads_range<Traits, Config, kYVector>(a.x, a.y, range.begin,
+                                                                  range.count, 0, 1, warp_slots);
+      if (threadIdx.x == 0) store_result<Traits>(a.out, s, acc);
+      __syncthreads();  // warp_slots serve the next segment
+    }
+  } else if ((flags & kSawLongSegment) != 0) {
+    const std::int64_t base = a.rows.offset(0);
+    const Slices slices{base, static_cast<std::uint64_t>(a.rows.offset(a.num_segments) - base),
+                        gridDim.x};
+    const unsigned block = blockIdx.x;
+    const std::int64_t lo = slices.begin(block);
+    const std::int64_t hi = slices.begin(block + 1);
+    Acc* partials = static_cast<Acc*>(a.partials);
+    if (threadIdx.x == 0) {  // overwritten by this block's pieces, if it has any (SliceGroup)
+      store_partial(partials + 2 * block, Traits::identity());
+      store_partial(partials + 2 * block + 1, Traits::identity());
+    }
+    // The segments that overlap [lo, hi), from the one that holds lo on, kBlock at a time.
+    for (std::size_t chunk = block_last_at_or_below<kBlock>(a.rows, a.num_segments, lo);;
+         chunk += kBlock) {
+      const std::size_t s = chunk + threadIdx.x;
+      bool read = false;
+      bool more = false;  // this segment starts before hi, so the next one may too
+      if (s < a.num_segments) {
+        const std::int64_t begin = a.rows.offset(s);
+        const std::int64_t end = a.rows.offset(s + 1);
+        read = reads_piece(begin, end, lo, hi, a.long_min);
+        more = begin < hi;
+      }
+      if (threadIdx.x == 0) listed_count = 0;
+      __syncthreads();
+      if (read) listed[atomicAdd(&listed_count, 1u)] = s;  // any order: pieces are independent
+      more = __syncthreads_and(more);
+      const unsigned count = listed_count;
+      for (unsigned i = 0; i < count; ++i) {
+        const std::size_t segment = listed[i];
+        const std::int64_t begin = a.rows.offset(segment);
+        const std::int64_t end = a.rows.offset(segment + 1);
+        const std::int64_t from = begin > lo ? begin : lo;
+        const std::int64_t to = end < hi ? end : hi;
+        Acc acc = block_reads_range<Traits, Config, kYVector>(
+            a.x, a.y, static_cast<std::size_t>(from), static_cast<std::size_t>(to - from), 0, 1,
+            warp_slots);
+        acc = Traits::shifted(acc, from - begin);  // indices relative to the segment
+        const SliceGroup group = SliceGroup::of(slices, begin, end);
+        bool last = group.whole();
+        if (!last) {
+          if (threadIdx.x == 0) store_partial(partials + group.slot(block), acc);
+          last = last_member_folds<Traits, kBlock>(acc, partials + group.fold_first(),
+                                                   group.fold_count(), a.counters + group.first,
+                                                   group.members(), warp_slots);
+        }
+        if (last && threadIdx.x == 0) store_result<Traits>(a.out, segment, acc);
+        __syncthreads();  // warp_slots and the ticket's flag serve the next piece
+      }
+      __syncthreads();  // every thread has read listed_count and `listed` before the next chunk
+      if (!more) break;
+    }
+  }
+
+  // Every block has read the flags (thread 0, first thing): the last block to get here clears
+  // them for the next call.
+  if (threadIdx.x == 0) {
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(*a.grid_counter);
+    if (counter.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1) {
+      cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*a.flags).store(
+          0u, cuda::memory_order_relaxed);
+      counter.store(0u, cuda::memory_order_relaxed);
+    }
+  }
+}
+
+// ---- launchers ----------------------------------------------------------------------------------
+
+template <class Traits, bool kYVector>
+struct SegmentTeamsTag {};
+template <class Traits, bool kYVector>
+struct SegmentBlocksTag {};
+template <class Traits, bool kYVector>
+struct LongSegmentsTag {};
+
+//! The kernels of Traits (y read as vectors or not) and what the GPU holds of each.
+template <class Traits, bool kYVector>
+struct SegmentKernels {
+  using BlockConfig = typename ConfigFor<Traits>::type;
+  static constexpr auto teams = segment_teams_kernel<Traits, kYVector>;
+  static constexpr auto blocks = segment_blocks_kernel<Traits, BlockConfig, kYVector>;
+  static constexpr auto long_segments = long_segments_kernel<Traits, BlockConfig, kYVector>;
+
+  static SegmentCapacity capacity(int device) {
+    SegmentCapacity c;
+    c.team_blocks = resident_grid<SegmentTeamsTag<Traits, kYVector>>(teams, kTeamBlock, device);
+    c.team_block_warps = kTeamBlock / device::kWarpSize;
+    c.blocks =
+        resident_grid<SegmentBlocksTag<Traits, kYVector>>(blocks, BlockConfig::kBlock, device);
+    c.block_tile_vectors = BlockConfig::kTile;
+    c.long_blocks = resident_grid<LongSegmentsTag<Traits, kYVector>>(long_segments,
+                                                                     BlockConfig::kBlock, device);
+    return c;
+  }
+
+  static void fixed(const typename Traits::Elem* x, const typename Traits::Elem* y,
+                    std::size_t num_segments, std::size_t size, void* out, const WorkspaceView& ws,
+                    cudaStream_t stream) {
+    const FixedSegmentPlan plan = plan_fixed_segments(
+        num_segments, size, sizeof(typename Traits::Elem), capacity(ws.device), kMaxGrid);
+    if (plan.path == SegmentPath::teams) {
+      const TeamArgs<typename Traits::Elem> args{
+          x, y, num_segments, {nullptr, false, size}, out, ~std::size_t{0}, plan.group, nullptr};
+      launch_kernel<SegmentTeamsTag<Traits, kYVector>>(
+          teams, plan.grid, kTeamBlock, stream, ws.device,
+          "launch of reducelab segment_teams_kernel", args);
+    } else {
+      const BlockArgs<typename Traits::Elem> args{
+          x, y, num_segments, size, plan.blocks_per_segment, out, ws.d_partials,
+          ws.d_group_counters};
+      launch_kernel<SegmentBlocksTag<Traits, kYVector>>(
+          blocks, plan.grid, BlockConfig::kBlock, stream, ws.device,
+          "launch of reducelab segment_blocks_kernel", args);
+    }
+  }
+
+  static void ragged(const typename Traits::Elem* x, const typename Traits::Elem* y,
+                     std::size_t num_segments, SegmentRows rows, void* out, const WorkspaceView& ws,
+                     cudaStream_t stream) {
+    const RaggedSegmentPlan plan =
+        plan_ragged_segments(num_segments, capacity(ws.device), kMaxGrid);
+    const TeamArgs<typename Traits::Elem> team_args{
+        x, y, num_segments, rows, out, kBlockSegmentMin, plan.group, ws.d_segment_flags};
+    launch_kernel<SegmentTeamsTag<Traits, kYVector>>(
+        teams, plan.team_grid, kTeamBlock, stream, ws.device,
+        "launch of reducelab segment_teams_kernel", team_args);
+    const LongArgs<typename Traits::Elem> long_args{
+        x, y, num_segments, rows, out, kBlockSegmentMin, ws.d_partials, ws.d_group_counters,
+        ws.d_counter, ws.d_segment_flags};
+    launch_kernel<LongSegmentsTag<Traits, kYVector>>(
+        long_segments, plan.long_grid, BlockConfig::kBlock, stream, ws.device,
+        "launch of reducelab long_segments_kernel", long_args);
+  }
+};
+
+//! Calls f(SegmentKernels<TraitsFor<op, T>, y read as vectors>) for the run-time op: dot's y is
+//! read as vectors only when it shares x's offset in a 16-byte line (as in launch_with).
+template <class T, class F>
+void with_segment_kernels(Op op, const T* x, const T* y, F&& f) {
+  dispatch_op(op, [&](auto op_constant) {
+    using Traits = TraitsFor<decltype(op_constant)::value, T>;
+    if (Traits::kArrays == 1 || same_offset_in_line(x, y)) {
+      f(SegmentKernels<Traits, true>{});
+    } else if constexpr (Traits::kArrays == 2) {
+      f(SegmentKernels<Traits, false>{});
+    }
+  });
+}
+
+template <class T>
+void launch_fixed_segments(Op op, const T* x, const T* y, std::size_t num_segments,
+                           std::size_t segment_size, void* d_out, const WorkspaceView& ws,
+                           cudaStream_t stream) {
+  if (takes_scalar_path(num_segments, segment_size)) {
+    launch_typed<T>(op, x, y, segment_size, d_out, ws, stream);  // the scalar reduce, instantiated
+    return;                                                      // in instantiate_*.cu
+  }
+  with_segment_kernels(op, x, y, [&](auto kernels) {
+    kernels.fixed(x, y, num_segments, segment_size, d_out, ws, stream);
+  });
+}
+
+template <class T, class Offset>
+void launch_ragged_segments(Op op, const T* x, const T* y, std::size_t num_segments,
+                            const Offset* offsets, void* d_out, const WorkspaceView& ws,
+                            cudaStream_t stream) {
+  static_assert(std::is_same_v<Offset, std::int32_t> || std::is_same_v<Offset, std::int64_t>);
+  const SegmentRows rows{offsets, std::is_same_v<Offset, std::int64_t>, 0};
+  with_segment_kernels(
+      op, x, y, [&](auto kernels) { kernels.ragged(x, y, num_segments, rows, d_out, ws, stream); });
+}
+
+}  // namespace reducelab::detail
+
+//! The explicit instantiations of the segmented launchers for T (instantiate_segmented_*.cu,
+//! inside namespace reducelab::detail).
+#define REDUCELAB_INSTANTIATE_SEGMENTED(T)                                                        \
+  template void launch_fixed_segments<T>(Op, const T*, const T*, std::size_t, std::size_t, void*, \
+                                         const WorkspaceView&, cudaStream_t);                     \
+  template void launch_ragged_segments<T, std::int32_t>(Op, const T*, const T*, std::size_t,      \
+                                                        const std::int32_t*, void*,               \
+                                                        const WorkspaceView&, cudaStream_t);      \
+  template void launch_ragged_segments<T, std::int64_t>(Op, const T*, const T*, std::size_t,      \
+                                                        const std::int64_t*, void*,               \
+                                                        const WorkspaceView&, cudaStream_t);
