@@ -44,6 +44,19 @@ class GpuTestWithParam : public ::testing::TestWithParam<P> {
   }
 };
 
+//! Expects `call` to throw reducelab::Error with ErrorCode::invalid_argument and a message that
+//! contains `words`; `what` names the case in failures.
+template <class Call>
+void expect_invalid_argument(Call&& call, const char* what, const char* words) {
+  try {
+    call();
+    ADD_FAILURE() << what << ": no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::invalid_argument) << what;
+    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << what << ": " << e.what();
+  }
+}
+
 template <class T>
 DeviceBuffer<T> upload(const std::vector<T>& host, std::size_t offset = 0) {
   DeviceBuffer<T> device(host.size() + offset + 16);

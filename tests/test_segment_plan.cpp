@@ -1,0 +1,247 @@
+// The segmented reduce's planner and the slicing of its ragged long-segment kernel, on the CPU:
+// which path each shape takes, and that the slices hand every element of every long segment to
+// exactly one block, with groups whose members, partial slots and fold ranges agree.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "reduce/segment_plan.hpp"
+
+namespace reducelab::detail {
+namespace {
+
+constexpr unsigned kPartials = 8192;  // the workspace's (workspace.hpp: kMaxGrid)
+
+// An H200-like GPU: 132 SMs, 8 blocks of 256 threads, 4 of 512.
+SegmentCapacity h200_like() {
+  SegmentCapacity c;
+  c.team_blocks = 132 * 8;
+  c.team_block_warps = 8;
+  c.blocks = 132 * 4;
+  c.block_tile_vectors = 512 * 4;
+  c.long_blocks = 132 * 4;
+  return c;
+}
+
+TEST(SegmentPlan, FixedSizeTiers) {
+  const SegmentCapacity c = h200_like();
+  auto plan = [&](std::size_t num, std::size_t size, std::size_t bytes = 4) {
+    return plan_fixed_segments(num, size, bytes, c, kPartials);
+  };
+  EXPECT_EQ(plan(1, 1).path, SegmentPath::scalar);
+  EXPECT_EQ(plan(1, 1000003).path, SegmentPath::scalar);
+  // One empty segment is not the scalar path (which throws for an empty min).
+  EXPECT_EQ(plan(1, 0).path, SegmentPath::teams);
+
+  const FixedSegmentPlan rows4 = plan(4096, 4);
+  EXPECT_EQ(rows4.path, SegmentPath::teams);
+  EXPECT_EQ(rows4.group, kLaneGroup);
+  EXPECT_EQ(rows4.grid, 4096u / 32 / 8);
+  EXPECT_EQ(plan(100, kThreadSegmentMax - 1).group, kLaneGroup);
+  EXPECT_EQ(plan(100, kThreadSegmentMax).group, 1u);
+  EXPECT_EQ(plan(5, 0).group, kLaneGroup);
+
+  const FixedSegmentPlan warps = plan(333, 33);
+  EXPECT_EQ(warps.path, SegmentPath::teams);
+  EXPECT_EQ(warps.group, 1u);
+  EXPECT_EQ(warps.grid, (333u + 7) / 8);
+  EXPECT_EQ(plan(1000, kBlockSegmentMin - 1).path, SegmentPath::teams);
+
+  // Enough segments to fill the GPU: one block each, the grid striding over them.
+  const FixedSegmentPlan many = plan(1000, kBlockSegmentMin);
+  EXPECT_EQ(many.path, SegmentPath::blocks);
+  EXPECT_EQ(many.blocks_per_segment, 1u);
+  EXPECT_EQ(many.grid, c.blocks);
+
+  // Few long segments: groups of blocks, about one resident grid in all.
+  const FixedSegmentPlan few = plan(7, (std::size_t{1} << 20) + 3);
+  EXPECT_EQ(few.path, SegmentPath::blocks);
+  EXPECT_EQ(few.blocks_per_segment, (c.blocks + 6) / 7);
+  EXPECT_EQ(few.grid, 7 * few.blocks_per_segment);
+
+  // Few segments too short for a second block's batch: one block each.
+  const FixedSegmentPlan short_few = plan(2, kBlockSegmentMin);
+  EXPECT_EQ(short_few.blocks_per_segment, 1u);
+  EXPECT_EQ(short_few.grid, 2u);
+  // A group is at most as large as the segment has batches.
+  EXPECT_EQ(plan(1 + 1, 3 * 2048 * 4).blocks_per_segment, 3u);
+}
+
+TEST(SegmentPlan, GroupsFitTheWorkspace) {
+  SegmentCapacity c = h200_like();
+  c.blocks = 100000;  // a GPU larger than the workspace
+  for (std::size_t num : {2u, 3u, 100u, 4095u, 4097u, 8191u, 9000u}) {
+    const FixedSegmentPlan p = plan_fixed_segments(num, std::size_t{1} << 24, 4, c, kPartials);
+    EXPECT_LE(static_cast<std::size_t>(p.blocks_per_segment) * num,
+              std::max<std::size_t>(num, kPartials))
+        << num;
+    if (p.blocks_per_segment > 1) {
+      EXPECT_LE(num * p.blocks_per_segment, kPartials) << num;
+      EXPECT_EQ(p.grid, num * p.blocks_per_segment);
+    }
+  }
+}
+
+TEST(SegmentPlan, Ragged) {
+  const SegmentCapacity c = h200_like();
+  const std::size_t resident_warps = std::size_t{c.team_blocks} * c.team_block_warps;
+  const RaggedSegmentPlan few = plan_ragged_segments(1000, c, kPartials);
+  EXPECT_EQ(few.group, 1u);
+  EXPECT_EQ(few.team_grid, 1000u / 8);
+  EXPECT_EQ(few.long_grid, c.long_blocks);
+  const RaggedSegmentPlan many = plan_ragged_segments(kLaneGroup * resident_warps, c, kPartials);
+  EXPECT_EQ(many.group, kLaneGroup);
+  EXPECT_EQ(many.team_grid, c.team_blocks);
+  SegmentCapacity huge = c;
+  huge.long_blocks = 100000;
+  EXPECT_EQ(plan_ragged_segments(5, huge, kPartials).long_grid, kPartials / 2);
+}
+
+TEST(SegmentSlices, EveryElementInOneSlice) {
+  for (std::uint64_t total : {1ull, 2ull, 7ull, 100ull, 4096ull, 100003ull}) {
+    for (unsigned count : {1u, 2u, 3u, 7u, 528u, 4096u}) {
+      const Slices slices{-17, total, count};
+      EXPECT_EQ(slices.begin(0), -17);
+      EXPECT_EQ(slices.begin(count), -17 + static_cast<std::int64_t>(total));
+      for (unsigned b = 0; b < count; ++b) {
+        const std::int64_t length = slices.begin(b + 1) - slices.begin(b);
+        EXPECT_GE(length, static_cast<std::int64_t>(total / count));
+        EXPECT_LE(length, static_cast<std::int64_t>(total / count + 1));
+      }
+      for (std::int64_t e = -17;
+           e < -17 + static_cast<std::int64_t>(std::min<std::uint64_t>(total, 5000)); ++e) {
+        const unsigned b = slices.of(e);
+        ASSERT_LT(b, count);
+        ASSERT_LE(slices.begin(b), e) << total << " " << count << " " << e;
+        ASSERT_GT(slices.begin(b + 1), e) << total << " " << count << " " << e;
+      }
+    }
+  }
+}
+
+// What long_segments_kernel does with nondecreasing offsets, block by block: the segments from
+// the one that holds the slice's start, kBlock at a time while every one of a chunk starts before
+// the slice's end; a piece of each long one that overlaps the slice; whole, or a partial in the
+// group's slot.
+struct Piece {
+  unsigned block;
+  std::size_t segment;
+  std::int64_t from;
+  std::int64_t to;
+};
+
+std::vector<Piece> simulate_long_kernel(const std::vector<std::int64_t>& offsets, unsigned grid,
+                                        std::size_t long_min, std::size_t chunk_size) {
+  const std::size_t num = offsets.size() - 1;
+  const Slices slices{offsets[0], static_cast<std::uint64_t>(offsets[num] - offsets[0]), grid};
+  std::vector<Piece> pieces;
+  for (unsigned b = 0; b < grid; ++b) {
+    const std::int64_t lo = slices.begin(b);
+    const std::int64_t hi = slices.begin(b + 1);
+    // The last segment whose offset is at or below lo.
+    std::size_t chunk =
+        static_cast<std::size_t>(std::upper_bound(offsets.begin(), offsets.begin() + num, lo) -
+                                 offsets.begin()) -
+        1;
+    for (;; chunk += chunk_size) {
+      bool more = true;
+      for (std::size_t s = chunk; s < chunk + chunk_size; ++s) {
+        if (s >= num) {
+          more = false;
+          continue;
+        }
+        if (reads_piece(offsets[s], offsets[s + 1], lo, hi, long_min))
+          pieces.push_back({b, s, std::max(offsets[s], lo), std::min(offsets[s + 1], hi)});
+        more = more && offsets[s] < hi;
+      }
+      if (!more) break;
+    }
+  }
+  return pieces;
+}
+
+void check_slicing(const std::vector<std::int64_t>& offsets, unsigned grid, std::size_t long_min) {
+  const std::size_t num = offsets.size() - 1;
+  const Slices slices{offsets[0], static_cast<std::uint64_t>(offsets[num] - offsets[0]), grid};
+  const std::vector<Piece> pieces = simulate_long_kernel(offsets, grid, long_min, 512);
+  std::map<std::size_t, std::vector<Piece>> by_segment;
+  for (const Piece& p : pieces) by_segment[p.segment].push_back(p);
+  std::map<unsigned, std::size_t> slot_owner;  // partial slot -> segment
+  for (std::size_t s = 0; s < num; ++s) {
+    const std::int64_t begin = offsets[s];
+    const std::int64_t end = offsets[s + 1];
+    const bool is_long = end - begin >= static_cast<std::int64_t>(long_min);
+    const auto found = by_segment.find(s);
+    if (!is_long) {
+      EXPECT_EQ(found, by_segment.end()) << "short segment " << s << " read by the long kernel";
+      continue;
+    }
+    ASSERT_NE(found, by_segment.end()) << "long segment " << s << " read by no block";
+    std::vector<Piece> mine = found->second;
+    std::sort(mine.begin(), mine.end(),
+              [](const Piece& a, const Piece& b) { return a.block < b.block; });
+    const SliceGroup group = SliceGroup::of(slices, begin, end);
+    ASSERT_EQ(mine.size(), group.members()) << "segment " << s;
+    std::int64_t next = begin;
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+      EXPECT_EQ(mine[i].block, group.first + i) << "segment " << s;
+      EXPECT_EQ(mine[i].from, next) << "segment " << s << ": a gap or an overlap";
+      EXPECT_LE(mine[i].from, mine[i].to);
+      next = mine[i].to;
+      if (group.whole()) continue;
+      const unsigned slot = group.slot(mine[i].block);
+      EXPECT_GE(slot, group.fold_first());
+      EXPECT_LT(slot, group.fold_first() + group.fold_count());
+      EXPECT_TRUE(slot_owner.emplace(slot, s).second) << "slot " << slot << " written twice";
+    }
+    EXPECT_EQ(next, end) << "segment " << s << " not read to its end";
+    if (!group.whole()) {
+      // The fold's other slots are the odd ones of inner blocks: no piece writes them.
+      for (unsigned b = group.first + 1; b < group.last; ++b)
+        EXPECT_TRUE(slot_owner.emplace(2 * b + 1, s).second) << "inner slot of block " << b;
+      EXPECT_LE(group.fold_first() + group.fold_count(), 2 * grid);
+    }
+  }
+}
+
+TEST(SegmentSlices, LongSegmentsSplitIntoGroupsThatAgree) {
+  constexpr std::size_t kLong = 64;  // small, so that small inputs have many long segments
+  std::mt19937_64 random(20261130);
+  for (int trial = 0; trial < 200; ++trial) {
+    const std::size_t num = 1 + random() % 300;
+    std::vector<std::int64_t> offsets(num + 1);
+    offsets[0] = static_cast<std::int64_t>(random() % 50);
+    for (std::size_t s = 0; s < num; ++s) {
+      const unsigned kind = random() % 10;
+      const std::int64_t length = kind < 3   ? 0
+                                  : kind < 7 ? static_cast<std::int64_t>(random() % kLong)
+                                  : kind < 9 ? static_cast<std::int64_t>(kLong + random() % 500)
+                                             : static_cast<std::int64_t>(random() % 20000);
+      offsets[s + 1] = offsets[s] + length;
+    }
+    if (offsets[num] == offsets[0]) offsets[num] += kLong;  // the kernel runs only with a long one
+    for (unsigned grid : {1u, 2u, 5u, 64u, 528u, 4096u}) check_slicing(offsets, grid, kLong);
+    if (HasFailure()) {
+      ADD_FAILURE() << "trial " << trial;
+      return;
+    }
+  }
+}
+
+TEST(SegmentSlices, OneHugeSegmentAmongTinyOnes) {
+  std::vector<std::int64_t> offsets{5};
+  for (int s = 0; s < 1000; ++s) offsets.push_back(offsets.back() + s % 3);
+  offsets.push_back(offsets.back() + (std::int64_t{1} << 31) + 5);
+  for (int s = 0; s < 1000; ++s) offsets.push_back(offsets.back() + s % 4);
+  check_slicing(offsets, 528, kBlockSegmentMin);
+  check_slicing(offsets, 4096, kBlockSegmentMin);
+}
+
+}  // namespace
+}  // namespace reducelab::detail
