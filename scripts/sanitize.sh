@@ -9,7 +9,7 @@ mkdir -p "$out"
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 # Every production op and type at sizes up to 2^20 + 3, errors, 8 streams x 4 threads, graphs;
 # the 2^27 and 2^31 sizes are left to the plain test run (they would take hours under the tools).
-production='ProductionTest/*.EveryOpSizeAndAlignment:ProductionTest/*.EmptyInput:ProductionTest/*.NaN*:ProductionTest/*.Argmin*:ProductionTest/*.Extreme*:ProductionErrors.*:ProductionStreams.*:SignedZeroTest/*:ArgValueBitsTest/*:RuntimeTypedEntry.*:WorkspaceRelease.*:CombinePartials.*'
+production='ProductionTest/*.EveryOpSizeAndAlignment:ProductionTest/*.EmptyInput:ProductionTest/*.NaN*:ProductionTest/*.Argmin*:ProductionTest/*.Extreme*:ProductionErrors.*:ProductionStreams.*:SignedZeroTest/*:ArgValueBitsTest/*:RuntimeTypedEntry.*:WorkspaceRelease.*:CombinePartials.*:SegmentFixed/0.*:SegmentRagged/0.*:SegmentNaN/0.*:SegmentCalls.*:SegmentErrors.*'
 ladder='EveryRung/LadderTest.MatchesReference/V4_*_1025:EveryRung/LadderTest.MatchesReference/V5_*_4097:EveryRung/LadderTest.MatchesReference/V6_*_65537'
 status=0
 for tool in memcheck racecheck synccheck initcheck; do

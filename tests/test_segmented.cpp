@@ -601,7 +601,7 @@ TEST_F(SegmentErrors, BadArgumentsThrowBeforeAnyLaunchAndTheContextStillWorks) {
   REDUCELAB_CUDA_CHECK(cudaFreeHost(pinned_offsets));
 }
 
-// ---- more than 2^31 elements (label "large": ~17 GB of device memory) ---------------------------
+// ---- more than 2^31 elements (label "large": ~9 GB of device memory, as much of host memory) ----
 
 class SegmentLarge : public GpuTest {};
 
