@@ -3,9 +3,13 @@
 # their headers and CMake configs travel in .deps/ (copied from this machine's Debian packages:
 # `mkdir -p .deps/include .deps/share/cmake; cp -r /usr/include/{CLI,nlohmann} .deps/include;
 # cp -r /usr/share/cmake/{CLI11,nlohmann_json} .deps/share/cmake`), named in the call's carry.
+# The copy's git metadata is not the tree's: give the commit it was made from in
+# REDUCELAB_COMMIT (e.g. `REDUCELAB_COMMIT=$(git rev-parse --short=12 HEAD)` written into the
+# command here), and every results file records it.
 set -u -o pipefail
 log=${1:-/tmp/device-build.log}
-cmake --preset release -DCMAKE_PREFIX_PATH="$PWD/.deps" >"$log" 2>&1 &&
+cmake --preset release -DCMAKE_PREFIX_PATH="$PWD/.deps" \
+  -DREDUCELAB_COMMIT_OVERRIDE="${REDUCELAB_COMMIT:-}" >"$log" 2>&1 &&
   cmake --build --preset release -j "$(nproc)" >>"$log" 2>&1 ||
   { grep -E "error|Error" "$log" | head -40; tail -20 "$log"; exit 1; }
 echo "build ok ($(grep -c 'Building' "$log") compile steps)"

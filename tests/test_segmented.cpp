@@ -122,6 +122,9 @@ std::vector<unsigned char> results_of(Op op, DType dtype, std::size_t num, Call&
   DeviceBuffer<unsigned char> out(bytes + 16);
   REDUCELAB_CUDA_CHECK(cudaMemset(out.data(), 0xA5, bytes + 16));
   call(out.data());
+  // The call may be on a non-blocking stream, which the copy below (legacy default stream) does
+  // not wait for: on the H200 the second call of RepeatedCallsAreBitwiseEqual read the poison.
+  REDUCELAB_CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<unsigned char> host(bytes);
   REDUCELAB_CUDA_CHECK(cudaMemcpy(host.data(), out.data(), bytes, cudaMemcpyDeviceToHost));
   return host;
