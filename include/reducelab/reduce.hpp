@@ -53,7 +53,8 @@
 //! n that fits in memory, including n >= 2^31.
 //!
 //! Signed zeros: sum and dot start from -0.0 (the IEEE additive identity), so a sum of only -0.0
-//! gives -0.0 and any +0.0 makes it +0.0, as a sequential IEEE sum would; an empty sum gives +0.
+//! gives -0.0 and any +0.0 makes it +0.0, as IEEE addition of the elements alone does
+//! (-0 + -0 = -0, -0 + +0 = +0); an empty sum gives +0, as torch.sum does.
 //! argmin and argmax return the value stored at the index they return, bit for bit (with +0 and
 //! -0 tied, the first of them).
 
