@@ -25,19 +25,11 @@ std::size_t l2_bytes(const DeviceInfo& device) {
   return device.l2_bytes > 0 ? device.l2_bytes : std::size_t{64} << 20;
 }
 
-// Input copies to rotate through so that every timed call reads from DRAM, not L2.
+using detail::round_up;
+using detail::Stream;
+
 std::size_t copies_for(std::size_t set_bytes, const DeviceInfo& device) {
-  const std::size_t l2 = l2_bytes(device);
-  if (set_bytes >= 2 * l2) return 1;
-  return (3 * l2 + set_bytes - 1) / std::max<std::size_t>(set_bytes, 1);
-}
-
-std::size_t round_up(std::size_t value, std::size_t to) { return (value + to - 1) / to * to; }
-
-std::string format_gb(double bytes) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%.2f GB", bytes / 1e9);
-  return buffer;
+  return detail::input_copies(set_bytes, device);
 }
 
 struct Candidate {
@@ -169,15 +161,38 @@ std::vector<Measurement> run_size(const SuiteConfig& config, const DeviceInfo& d
   return rows;
 }
 
-struct Stream {
-  cudaStream_t stream = nullptr;
-  Stream() { REDUCELAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)); }
-  ~Stream() { (void)cudaStreamDestroy(stream); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-};
-
 }  // namespace
+
+namespace detail {
+
+std::size_t input_copies(std::size_t set_bytes, const DeviceInfo& device) {
+  const std::size_t l2 = l2_bytes(device);
+  if (set_bytes >= 2 * l2) return 1;
+  return (3 * l2 + set_bytes - 1) / std::max<std::size_t>(set_bytes, 1);
+}
+
+std::size_t round_up(std::size_t value, std::size_t to) { return (value + to - 1) / to * to; }
+
+std::string format_gb(double bytes) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.2f GB", bytes / 1e9);
+  return buffer;
+}
+
+void require_free_memory(std::size_t needed, const std::string& what) {
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  REDUCELAB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (needed > free_bytes)
+    throw Error(ErrorCode::invalid_argument, what + " needs " + format_gb(needed) +
+                                                 " of device memory but only " +
+                                                 format_gb(free_bytes) + " are free");
+}
+
+Stream::Stream() { REDUCELAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)); }
+Stream::~Stream() { (void)cudaStreamDestroy(stream); }
+
+}  // namespace detail
 
 std::string l2_policy_text(const DeviceInfo& device) {
   const double l2_mb = static_cast<double>(l2_bytes(device)) / 1e6;
@@ -208,15 +223,10 @@ std::vector<Measurement> run_suite(const SuiteConfig& config, const DeviceInfo& 
   REDUCELAB_CUDA_CHECK(cudaSetDevice(device.ordinal));
   for (std::size_t n : config.sizes) {
     if (n == 0) throw Error(ErrorCode::invalid_argument, "benchmark sizes must be >= 1");
-    std::size_t free_bytes = 0;
-    std::size_t total_bytes = 0;
-    REDUCELAB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    const std::size_t needed = suite_device_bytes(config, device, n);
-    if (needed > free_bytes)
-      throw Error(ErrorCode::invalid_argument,
-                  "N = " + format_count(n) + " " + std::string(to_string(config.dtype)) + " " +
-                      std::string(to_string(config.op)) + " needs " + format_gb(needed) +
-                      " of device memory but only " + format_gb(free_bytes) + " are free");
+    detail::require_free_memory(suite_device_bytes(config, device, n),
+                                "N = " + format_count(n) + " " +
+                                    std::string(to_string(config.dtype)) + " " +
+                                    std::string(to_string(config.op)));
   }
   Stream stream;
   std::vector<Measurement> rows;

@@ -3,6 +3,8 @@
 // inputs from a printed seed, the CPU reference, then every implementation (ladder rungs, CUB,
 // reducelab) checked against the reference and, only if right, timed.
 
+#include <cuda_runtime_api.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -55,5 +57,25 @@ struct Ceilings {
   double copy_gbps = 0;
 };
 Ceilings measure_ceilings(int reps);
+
+// Pieces of run_suite that the segmented suite (segmented_suite.hpp) shares.
+namespace detail {
+//! Input copies to rotate through so that every timed call reads from DRAM, not L2.
+std::size_t input_copies(std::size_t set_bytes, const DeviceInfo& device);
+std::size_t round_up(std::size_t value, std::size_t to);
+//! "1.23 GB".
+std::string format_gb(double bytes);
+//! Throws reducelab::Error (invalid_argument) naming `what` unless `needed` bytes are free.
+void require_free_memory(std::size_t needed, const std::string& what);
+//! A non-blocking stream of the current device for the lifetime of the object.
+class Stream {
+ public:
+  Stream();
+  ~Stream();
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  cudaStream_t stream = nullptr;
+};
+}  // namespace detail
 
 }  // namespace reducelab::bench
