@@ -378,6 +378,19 @@ TEST(ParseSegments, BadSpecsAreOneLineNamingTheSpec) {
   EXPECT_THROW(parse_shape("64", 1), Error);
 }
 
+TEST(ParseSegments, SweepSizesAtAFixedTotal) {
+  const auto specs = parse_segment_sizes("4, 32,2^10", std::size_t{1} << 27);
+  ASSERT_EQ(specs.size(), 3u);
+  EXPECT_EQ(specs[0].text(), "fixed:33554432x4");
+  EXPECT_EQ(specs[1].text(), "fixed:4194304x32");
+  EXPECT_EQ(specs[2].text(), "fixed:131072x1024");
+  EXPECT_EQ(parse_segment_sizes("all", std::size_t{1} << 27).size(), 8u);
+  EXPECT_EQ(parse_segment_sizes("3", 10).front().text(), "fixed:3x3");  // rounds down
+  EXPECT_THROW(parse_segment_sizes("0", 10), Error);
+  EXPECT_THROW(parse_segment_sizes("16", 10), Error);
+  EXPECT_THROW(parse_segment_sizes("4,,x", 10), Error);
+}
+
 TEST(SegmentOffsets, FixedAndUniformLengths) {
   const auto fixed = bench::segment_offsets(parse_segments("fixed:5x3"));
   EXPECT_EQ(fixed, (std::vector<std::int64_t>{0, 3, 6, 9, 12, 15}));

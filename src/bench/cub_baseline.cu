@@ -36,21 +36,38 @@ struct DotTerm {
   }
 };
 
+// CUB's two-phase call, shared by both baselines: a size query (CUB writes the bytes it needs and
+// launches nothing when d_temp is null) and the allocation, both before any timing, then every
+// run with that storage. Impl has dispatch(temp, d_x, d_y, d_out, stream) and sets temp_bytes_.
+template <class Impl, class Interface>
+class CubCall : public Interface {
+ public:
+  void run(const void* d_x, const void* d_y, void* d_out, cudaStream_t stream) override {
+    static_cast<Impl*>(this)->dispatch(temp_.data(), d_x, d_y, d_out, stream);
+  }
+
+ protected:
+  void allocate_temp() {
+    static_cast<Impl*>(this)->dispatch(nullptr, nullptr, nullptr, nullptr, nullptr);
+    temp_ = DeviceBuffer<unsigned char>(temp_bytes_ > 0 ? temp_bytes_ : 1);
+  }
+  std::size_t temp_bytes_ = 0;
+
+ private:
+  DeviceBuffer<unsigned char> temp_;
+};
+
 template <class T>
-class CubReduceImpl final : public CubReduce {
+class CubReduceImpl final : public CubCall<CubReduceImpl<T>, CubReduce> {
+  friend class CubCall<CubReduceImpl<T>, CubReduce>;
+
  public:
   CubReduceImpl(Op op, std::size_t n) : op_(op), n_(n) {
     // int item counts, as most CUB users write them: 32-bit offsets are CUB's fast path.
     if (n_ > static_cast<std::size_t>(INT_MAX))
       throw Error(ErrorCode::invalid_argument,
                   "the CUB baseline is timed with int item counts: n must be < 2^31");
-    // Size query: CUB writes the bytes it needs and launches nothing when d_temp is null.
-    dispatch(nullptr, nullptr, nullptr, nullptr, nullptr);
-    temp_ = DeviceBuffer<unsigned char>(temp_bytes_ > 0 ? temp_bytes_ : 1);
-  }
-
-  void run(const void* d_x, const void* d_y, void* d_out, cudaStream_t stream) override {
-    dispatch(temp_.data(), d_x, d_y, d_out, stream);
+    this->allocate_temp();
   }
 
   std::string call() const override {
@@ -73,7 +90,7 @@ class CubReduceImpl final : public CubReduce {
     using Acc = sum_t<T>;
     const T* x = static_cast<const T*>(d_x);
     const T* y = static_cast<const T*>(d_y);
-    std::size_t& bytes = temp_bytes_;
+    std::size_t& bytes = this->temp_bytes_;
     cudaError_t status = cudaSuccess;
     switch (op_) {
       case Op::sum:
@@ -114,8 +131,6 @@ class CubReduceImpl final : public CubReduce {
 
   Op op_;
   std::size_t n_;
-  std::size_t temp_bytes_ = 0;
-  DeviceBuffer<unsigned char> temp_;
 };
 
 // Segment s starts at offsets[s], or at s x size for fixed segments (offsets null).
@@ -128,18 +143,15 @@ struct SegmentStart {
 };
 
 template <class T>
-class CubSegmentedImpl final : public CubSegmentedReduce {
+class CubSegmentedImpl final : public CubCall<CubSegmentedImpl<T>, CubSegmentedReduce> {
+  friend class CubCall<CubSegmentedImpl<T>, CubSegmentedReduce>;
+
  public:
   CubSegmentedImpl(Op op, std::size_t num_segments, std::size_t segment_size,
                    const std::int64_t* d_offsets)
       : op_(op), segments_(num_segments),
         start_{d_offsets, static_cast<std::int64_t>(segment_size)} {
-    dispatch(nullptr, nullptr, nullptr, nullptr, nullptr);
-    temp_ = DeviceBuffer<unsigned char>(temp_bytes_ > 0 ? temp_bytes_ : 1);
-  }
-
-  void run(const void* d_x, const void* d_y, void* d_out, cudaStream_t stream) override {
-    dispatch(temp_.data(), d_x, d_y, d_out, stream);
+    this->allocate_temp();
   }
 
   std::string call() const override {
@@ -193,7 +205,7 @@ class CubSegmentedImpl final : public CubSegmentedReduce {
         thrust::counting_iterator<std::int64_t>(0), start_);
     const auto end = begin + 1;
     const auto n = static_cast<std::int64_t>(segments_);
-    std::size_t& bytes = temp_bytes_;
+    std::size_t& bytes = this->temp_bytes_;
     cudaError_t status = cudaSuccess;
     switch (op_) {
       case Op::sum:
@@ -236,8 +248,6 @@ class CubSegmentedImpl final : public CubSegmentedReduce {
   Op op_;
   std::size_t segments_;
   SegmentStart start_;
-  std::size_t temp_bytes_ = 0;
-  DeviceBuffer<unsigned char> temp_;
 };
 
 }  // namespace

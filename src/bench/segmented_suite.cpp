@@ -121,13 +121,9 @@ std::vector<Measurement> run_shape(const SuiteConfig& config, const SegmentSpec&
 
   DeviceBuffer<T> dx(stride * copies);
   DeviceBuffer<T> dy(arrays == 2 ? stride * copies : 0);
-  for (std::size_t k = 0; k < copies; ++k) {
-    REDUCELAB_CUDA_CHECK(cudaMemcpy(dx.data() + k * stride, hx.data(), n * sizeof(T),
-                                    cudaMemcpyHostToDevice));
-    if (arrays == 2)
-      REDUCELAB_CUDA_CHECK(cudaMemcpy(dy.data() + k * stride, hy.data(), n * sizeof(T),
-                                      cudaMemcpyHostToDevice));
-  }
+  detail::upload_copies(dx.data(), hx.data(), n * sizeof(T), stride * sizeof(T), copies);
+  if (arrays == 2)
+    detail::upload_copies(dy.data(), hy.data(), n * sizeof(T), stride * sizeof(T), copies);
   DeviceBuffer<std::int64_t> d_offsets(shape.ragged() ? offsets.size() : 0);
   if (shape.ragged())
     REDUCELAB_CUDA_CHECK(cudaMemcpy(d_offsets.data(), offsets.data(),
@@ -199,33 +195,22 @@ std::vector<Measurement> run_shape(const SuiteConfig& config, const SegmentSpec&
     Measurement m = row(c.impl, c.kind, c.change);
 
     // Correct first: poison the results, run once, compare every segment with its reference.
-    const std::size_t bytes = count * c.result_bytes;
-    host_results.assign(bytes, 0);
-    REDUCELAB_CUDA_CHECK(cudaMemsetAsync(d_results.data(), 0xA5, d_results.size(), stream));
-    c.call(dx.data(), dy.data(), d_results.data(), stream);
-    if (bytes > 0)
-      REDUCELAB_CUDA_CHECK(cudaMemcpyAsync(host_results.data(), d_results.data(), bytes,
-                                           cudaMemcpyDeviceToHost, stream));
-    REDUCELAB_CUDA_CHECK(cudaStreamSynchronize(stream));
-    const std::string why = check_segments(refs, host_results, c);
-    if (!why.empty()) {
-      m.status = "wrong result: " + why;
-    } else if (config.time) {
-      const auto samples = time_calls(
-          [&](int rep, cudaStream_t s) {
-            const std::size_t k = static_cast<std::size_t>(rep) % copies;
-            c.call(dx.data() + k * stride, arrays == 2 ? dy.data() + k * stride : nullptr,
-                   d_results.data(), s);
-          },
-          config.warmup, config.reps, stream);
-      m.time = summarize(samples);
-      finish(m, device.peak_gbps);
-    }
+    host_results.assign(count * c.result_bytes, 0);
+    detail::Trial trial;
+    trial.d_out = d_results.data();
+    trial.poison_bytes = d_results.size();
+    trial.host = host_results.data();
+    trial.host_bytes = host_results.size();
+    trial.copies = copies;
+    trial.checked = [&](cudaStream_t s) { c.call(dx.data(), dy.data(), d_results.data(), s); };
+    trial.timed = [&](std::size_t k, cudaStream_t s) {
+      c.call(dx.data() + k * stride, arrays == 2 ? dy.data() + k * stride : nullptr,
+             d_results.data(), s);
+    };
+    trial.check = [&] { return check_segments(refs, host_results, c); };
+    detail::check_then_time(trial, config, device, m, stream);
     rows.push_back(m);
-    if (progress)
-      progress("[" + std::to_string(i + 1) + "/" + std::to_string(candidates.size()) + "] " +
-               m.op + " " + m.dtype + " " + m.shape + " " + m.impl + ": " +
-               (m.status == "ok" ? format_time(m.time.median_us) : m.status));
+    if (progress) progress(detail::progress_line(i + 1, candidates.size(), m, m.shape));
   }
   return rows;
 }

@@ -388,6 +388,22 @@ bench::SegmentSpec parse_shape(std::string_view shape, int axis) {
   return spec;
 }
 
+std::vector<bench::SegmentSpec> parse_segment_sizes(std::string_view sizes, std::size_t total) {
+  static constexpr std::size_t kDefaultSizes[] = {4,    8,    32,        256,
+                                                  1024, 4096, 1u << 16, 1u << 20};
+  const std::vector<std::size_t> list = parse_list<std::size_t>(
+      sizes, [](std::string_view s) { return parse_count(s); }, kDefaultSizes);
+  std::vector<bench::SegmentSpec> specs;
+  for (std::size_t size : list) {
+    if (size > total)
+      throw Error(ErrorCode::invalid_argument,
+                  "--segment-sizes: " + std::to_string(size) + " exceeds --total " +
+                      std::to_string(total));
+    specs.push_back({bench::SegmentKind::fixed, total / size, size});
+  }
+  return specs;
+}
+
 std::vector<Op> parse_ops(std::string_view text) {
   return parse_list<Op>(text, [](std::string_view s) { return parse_op(s); }, kAllOps);
 }

@@ -106,6 +106,11 @@ bench::SegmentSpec parse_segments(std::string_view text);
 //! axis (1, or -1) is supported: it is fixed:NUMxSIZE. Throws as parse_segments().
 bench::SegmentSpec parse_shape(std::string_view shape, int axis);
 
+//! `sweep --segment-sizes LIST --total N`: fixed:(N / SIZE)xSIZE for each SIZE of the comma list
+//! (counts as parse_count() reads them; "all": 4,8,32,256,1024,4096,2^16,2^20), in list order.
+//! Throws reducelab::Error (invalid_argument) naming the flag when a size is 0 or exceeds N.
+std::vector<bench::SegmentSpec> parse_segment_sizes(std::string_view sizes, std::size_t total);
+
 //! "sum", "sum,dot" or "all" (all six ops).
 std::vector<Op> parse_ops(std::string_view text);
 //! "f32", "f16,bf16" or "all" (all eight types).
