@@ -329,3 +329,108 @@ TEST(ParseRungs, NoneAllAndLists) {
 
 }  // namespace
 }  // namespace reducelab::cli
+
+// ---- Segment shapes (bench --segments / --shape) ----------------------------------------------
+
+namespace reducelab::cli {
+namespace {
+
+TEST(ParseSegments, FixedRaggedAndShape) {
+  const bench::SegmentSpec fixed = parse_segments("fixed:4194304x32");
+  EXPECT_EQ(fixed.kind, bench::SegmentKind::fixed);
+  EXPECT_EQ(fixed.count, 4194304u);
+  EXPECT_EQ(fixed.size, 32u);
+  EXPECT_EQ(fixed.text(), "fixed:4194304x32");
+  EXPECT_EQ(parse_segments("fixed:2^22x2^5").text(), "fixed:4194304x32");
+
+  const bench::SegmentSpec heavy = parse_segments("ragged:heavy:2^17:1024");
+  EXPECT_EQ(heavy.kind, bench::SegmentKind::ragged_heavy);
+  EXPECT_EQ(heavy.count, std::size_t{1} << 17);
+  EXPECT_EQ(heavy.size, 1024u);
+  EXPECT_EQ(heavy.text(), "ragged:heavy:131072:1024");
+
+  const bench::SegmentSpec uniform = parse_segments("ragged:uniform:1000:64");
+  EXPECT_EQ(uniform.kind, bench::SegmentKind::ragged_uniform);
+  EXPECT_EQ(uniform.text(), "ragged:uniform:1000:64");
+
+  EXPECT_EQ(parse_shape("4194304x32", 1).text(), "fixed:4194304x32");
+  EXPECT_EQ(parse_shape("64x1024", -1).text(), "fixed:64x1024");
+}
+
+TEST(ParseSegments, BadSpecsAreOneLineNamingTheSpec) {
+  for (const char* bad : {"fixed:12", "fixed:x32", "fixed:12x", "fixed:0x32", "fixed:12x0",
+                          "ragged:heavy:10", "ragged:heavy:10:0", "ragged:zipf:10:4",
+                          "ragged:uniform:a:4", "ragged:uniform:1:2:3", "rows:4x4", "",
+                          "fixed:2^40x2^30"}) {
+    try {
+      parse_segments(bad);
+      ADD_FAILURE() << "'" << bad << "' was accepted";
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+      EXPECT_EQ(what.rfind("reducelab: ", 0), 0u) << what;
+      EXPECT_EQ(what.find("reducelab: ", 1), std::string::npos) << what;
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+      EXPECT_NE(what.find(std::string("'") + bad + "'"), std::string::npos) << what;
+    }
+  }
+  EXPECT_THROW(parse_shape("64x1024", 0), Error);
+  EXPECT_THROW(parse_shape("64", 1), Error);
+}
+
+TEST(ParseSegments, SweepSizesAtAFixedTotal) {
+  const auto specs = parse_segment_sizes("4, 32,2^10", std::size_t{1} << 27);
+  ASSERT_EQ(specs.size(), 3u);
+  EXPECT_EQ(specs[0].text(), "fixed:33554432x4");
+  EXPECT_EQ(specs[1].text(), "fixed:4194304x32");
+  EXPECT_EQ(specs[2].text(), "fixed:131072x1024");
+  EXPECT_EQ(parse_segment_sizes("all", std::size_t{1} << 27).size(), 8u);
+  EXPECT_EQ(parse_segment_sizes("3", 10).front().text(), "fixed:3x3");  // rounds down
+  EXPECT_THROW(parse_segment_sizes("0", 10), Error);
+  EXPECT_THROW(parse_segment_sizes("16", 10), Error);
+  EXPECT_THROW(parse_segment_sizes("4,,x", 10), Error);
+}
+
+TEST(SegmentOffsets, FixedAndUniformLengths) {
+  const auto fixed = bench::segment_offsets(parse_segments("fixed:5x3"));
+  EXPECT_EQ(fixed, (std::vector<std::int64_t>{0, 3, 6, 9, 12, 15}));
+  const auto uniform = bench::segment_offsets(parse_segments("ragged:uniform:10000:64"));
+  ASSERT_EQ(uniform.size(), 10001u);
+  EXPECT_EQ(uniform[0], 0);
+  std::int64_t longest = 0;
+  bool empty = false;
+  for (std::size_t s = 0; s + 1 < uniform.size(); ++s) {
+    const std::int64_t length = uniform[s + 1] - uniform[s];
+    ASSERT_GE(length, 0);
+    ASSERT_LE(length, 64);
+    longest = std::max(longest, length);
+    empty = empty || length == 0;
+  }
+  EXPECT_EQ(longest, 64);
+  EXPECT_TRUE(empty);
+  EXPECT_EQ(uniform, bench::segment_offsets(parse_segments("ragged:uniform:10000:64")));
+}
+
+TEST(SegmentOffsets, HeavyTailHasTheMeanAndSegmentsOverAMillion) {
+  const bench::SegmentSpec spec = parse_segments("ragged:heavy:2^17:2^10");
+  const auto offsets = bench::segment_offsets(spec);
+  ASSERT_EQ(offsets.size(), spec.count + 1);
+  EXPECT_EQ(offsets.front(), 0);
+  EXPECT_EQ(offsets.back(), std::int64_t{1} << 27);  // exactly N x MEAN
+  std::int64_t longest = 0;
+  std::size_t over_million = 0;
+  std::size_t short_ones = 0;
+  for (std::size_t s = 0; s < spec.count; ++s) {
+    const std::int64_t length = offsets[s + 1] - offsets[s];
+    ASSERT_GE(length, 0) << s;
+    longest = std::max(longest, length);
+    over_million += length > (std::int64_t{1} << 20);
+    short_ones += length < 1024;
+  }
+  EXPECT_GT(over_million, 0u) << "longest " << longest;
+  EXPECT_GT(short_ones, spec.count / 2);  // most segments are below the mean
+  EXPECT_EQ(offsets, bench::segment_offsets(spec));  // a fixed seed: the same shape every run
+}
+
+}  // namespace
+}  // namespace reducelab::cli

@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -27,5 +28,30 @@ class CubReduce {
 //! result type widens (f16/bf16 -> f32, 32-bit integers -> 64-bit, as reducelab does), and
 //! TransformReduce over x[i]*y[i] for dot.
 std::unique_ptr<CubReduce> make_cub_reduce(Op op, DType dtype, std::size_t n);
+
+class CubSegmentedReduce {
+ public:
+  virtual ~CubSegmentedReduce() = default;
+  //! Reduces every segment of x (and y, for dot) into d_out, result_bytes() per segment.
+  virtual void run(const void* d_x, const void* d_y, void* d_out, cudaStream_t stream) = 0;
+  //! The CUB entry point, for the table.
+  virtual std::string call() const = 0;
+  //! Bytes of one segment's result in CUB's layout (KeyValuePair<int, T> for argmin/argmax).
+  virtual std::size_t result_bytes() const = 0;
+  //! Copies segment s's result from `results` (host copy of d_out) into a 16-byte slot in the
+  //! layout check_result() reads (sum_t<T>, T, or T at 0 and the int64 index at 8).
+  virtual void to_slot(const unsigned char* results, std::size_t s, unsigned char* slot) const = 0;
+};
+
+//! CUB's DeviceSegmentedReduce for (op, dtype): Sum/Min/Max/ArgMin/ArgMax, Reduce over a widening
+//! transform where the result type widens, and Reduce over x[i]*y[i] for dot. Segments are
+//! num_segments rows of segment_size elements when d_offsets is null, else the num_segments + 1
+//! int64 device offsets. Offsets reach CUB through one iterator type for both (a counting
+//! iterator mapped to s x segment_size or to d_offsets[s]), so each (op, dtype) is one
+//! instantiation. Temporary storage is allocated here, before any timing.
+std::unique_ptr<CubSegmentedReduce> make_cub_segmented_reduce(Op op, DType dtype,
+                                                              std::size_t num_segments,
+                                                              std::size_t segment_size,
+                                                              const std::int64_t* d_offsets);
 
 }  // namespace reducelab::bench

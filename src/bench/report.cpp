@@ -56,10 +56,11 @@ std::string escape_markdown(const std::string& text) {
 
 std::string render_table(const std::vector<Measurement>& rows) {
   // Group rows by problem, keeping first-seen order.
-  std::vector<std::tuple<std::string, std::string, std::size_t>> keys;
-  std::map<std::tuple<std::string, std::string, std::size_t>, std::vector<const Measurement*>> groups;
+  using Key = std::tuple<std::string, std::string, std::size_t, std::string>;
+  std::vector<Key> keys;
+  std::map<Key, std::vector<const Measurement*>> groups;
   for (const Measurement& m : rows) {
-    const auto key = std::make_tuple(m.op, m.dtype, m.n);
+    const auto key = std::make_tuple(m.op, m.dtype, m.n, m.shape);
     if (!groups.count(key)) keys.push_back(key);
     groups[key].push_back(&m);
   }
@@ -73,8 +74,10 @@ std::string render_table(const std::vector<Measurement>& rows) {
       if (m->kind == "cub" && m->status == "ok") cub = m;
     }
     out << "\n" << std::get<0>(key) << " " << std::get<1>(key) << ", N = "
-        << format_count(std::get<2>(key)) << " (" << format_bytes(group.front()->bytes)
-        << " read)\n\n";
+        << format_count(std::get<2>(key));
+    if (!std::get<3>(key).empty()) out << ", segments " << std::get<3>(key);
+    out << " (" << format_bytes(group.front()->bytes)
+        << (std::get<3>(key).empty() ? " read" : " read and written") << ")\n\n";
     out << "| impl | change | median | noise | GB/s | % of peak |"
         << (v0 ? " vs V0 |" : "") << (cub ? " time / CUB |" : "") << "\n";
     out << "|---|---|---:|---:|---:|---:|" << (v0 ? "---:|" : "") << (cub ? "---:|" : "") << "\n";
@@ -109,7 +112,7 @@ std::string csv_field(const std::string& text) {
 
 void write_csv(std::ostream& out, const Context& c, const std::vector<Measurement>& rows) {
   out << "gpu,driver,cuda_runtime,commit,date,l2_policy,impl,kind,op,dtype,n,bytes,samples,"
-         "median_us,mean_us,min_us,max_us,noise_pct,gbps,peak_pct,peak_gbps,status\n";
+         "median_us,mean_us,min_us,max_us,noise_pct,gbps,peak_pct,peak_gbps,status,shape\n";
   for (const Measurement& m : rows) {
     out << csv_field(c.device.name) << ',' << csv_field(c.device.driver) << ','
         << c.device.cuda_runtime << ',' << csv_field(c.commit) << ',' << c.date << ','
@@ -120,7 +123,7 @@ void write_csv(std::ostream& out, const Context& c, const std::vector<Measuremen
         << ',' << printf_string("%.3f", m.time.max_us) << ','
         << printf_string("%.2f", m.time.noise_pct) << ',' << printf_string("%.1f", m.gbps) << ','
         << printf_string("%.2f", m.peak_pct) << ',' << printf_string("%.1f", c.device.peak_gbps)
-        << ',' << csv_field(m.status) << '\n';
+        << ',' << csv_field(m.status) << ',' << csv_field(m.shape) << '\n';
   }
 }
 
@@ -166,7 +169,8 @@ nlohmann::json to_json(const Context& c, const std::vector<Measurement>& rows) {
                        {"noise_pct", m.time.noise_pct},
                        {"gbps", m.gbps},
                        {"peak_pct", m.peak_pct},
-                       {"status", m.status}});
+                       {"status", m.status},
+                       {"shape", m.shape}});
   }
   return {{"schema", "reducelab.results/1"}, {"context", context}, {"results", results}};
 }

@@ -20,12 +20,14 @@ struct Measurement {
   std::string change;  //!< what the row changes (ladder rungs) or what it calls
   std::string op;
   std::string dtype;
-  std::size_t n = 0;
-  double bytes = 0;    //!< bytes that must be read: every input element once
+  std::size_t n = 0;   //!< elements (segmented rows: in all segments together)
+  double bytes = 0;    //!< bytes that must be read: every input element once (segmented rows:
+                       //!< also the offsets read and the results written)
   Summary time;
   double gbps = 0;
   double peak_pct = 0;  //!< of the theoretical peak (DeviceInfo::peak_gbps)
   std::string status = "ok";  //!< "ok", or why the result was not timed
+  std::string shape;  //!< segmented rows: the segments' spec ("fixed:4194304x32"); else empty
 };
 
 //! Where and how the measurements were taken; written into every CSV row and JSON file.
@@ -52,7 +54,7 @@ std::string format_count(std::size_t n);
 //! "127.6 us", "1.234 ms".
 std::string format_time(double microseconds);
 
-//! The article's table, one block per (op, dtype, n): impl, change, median, noise, GB/s,
+//! The article's table, one block per (op, dtype, n, shape): impl, change, median, noise, GB/s,
 //! % of peak, speedup over V0 (when V0 is present) and time relative to CUB (when present).
 //! Markdown, so it pastes into docs/results unchanged.
 std::string render_table(const std::vector<Measurement>& rows);

@@ -25,19 +25,11 @@ std::size_t l2_bytes(const DeviceInfo& device) {
   return device.l2_bytes > 0 ? device.l2_bytes : std::size_t{64} << 20;
 }
 
-// Input copies to rotate through so that every timed call reads from DRAM, not L2.
+using detail::round_up;
+using detail::Stream;
+
 std::size_t copies_for(std::size_t set_bytes, const DeviceInfo& device) {
-  const std::size_t l2 = l2_bytes(device);
-  if (set_bytes >= 2 * l2) return 1;
-  return (3 * l2 + set_bytes - 1) / std::max<std::size_t>(set_bytes, 1);
-}
-
-std::size_t round_up(std::size_t value, std::size_t to) { return (value + to - 1) / to * to; }
-
-std::string format_gb(double bytes) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%.2f GB", bytes / 1e9);
-  return buffer;
+  return detail::input_copies(set_bytes, device);
 }
 
 struct Candidate {
@@ -78,16 +70,9 @@ std::vector<Measurement> run_size(const SuiteConfig& config, const DeviceInfo& d
 
   DeviceBuffer<T> dx(stride * copies);
   DeviceBuffer<T> dy(arrays == 2 ? stride * copies : 0);
-  REDUCELAB_CUDA_CHECK(cudaMemcpy(dx.data(), hx.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+  detail::upload_copies(dx.data(), hx.data(), n * sizeof(T), stride * sizeof(T), copies);
   if (arrays == 2)
-    REDUCELAB_CUDA_CHECK(cudaMemcpy(dy.data(), hy.data(), n * sizeof(T), cudaMemcpyHostToDevice));
-  for (std::size_t k = 1; k < copies; ++k) {
-    REDUCELAB_CUDA_CHECK(cudaMemcpy(dx.data() + k * stride, dx.data(), n * sizeof(T),
-                                    cudaMemcpyDeviceToDevice));
-    if (arrays == 2)
-      REDUCELAB_CUDA_CHECK(cudaMemcpy(dy.data() + k * stride, dy.data(), n * sizeof(T),
-                                      cudaMemcpyDeviceToDevice));
-  }
+    detail::upload_copies(dy.data(), hy.data(), n * sizeof(T), stride * sizeof(T), copies);
   DeviceBuffer<unsigned char> slot(kSlotBytes);
   DeviceBuffer<float> ladder_workspace(ladder_workspace_elems(config, n));
 
@@ -140,44 +125,95 @@ std::vector<Measurement> run_size(const SuiteConfig& config, const DeviceInfo& d
 
     // Correct first: poison the result slot, run once, compare with the reference.
     unsigned char host_slot[kSlotBytes];
-    REDUCELAB_CUDA_CHECK(cudaMemsetAsync(slot.data(), 0xA5, kSlotBytes, stream));
-    c.checked(dx.data(), dy.data(), slot.data(), stream);
-    REDUCELAB_CUDA_CHECK(
-        cudaMemcpyAsync(host_slot, slot.data(), kSlotBytes, cudaMemcpyDeviceToHost, stream));
-    REDUCELAB_CUDA_CHECK(cudaStreamSynchronize(stream));
-    const std::string why = check_result(ref, host_slot);
-    if (!why.empty()) {
-      m.status = "wrong result: " + why;
-    } else if (config.time) {
-      const auto samples = time_calls(
-          [&](int rep, cudaStream_t s) {
-            const std::size_t k = static_cast<std::size_t>(rep) % copies;
-            c.timed(dx.data() + k * stride, arrays == 2 ? dy.data() + k * stride : nullptr,
-                    slot.data(), s);
-          },
-          config.warmup, config.reps, stream);
-      m.time = summarize(samples);
-      finish(m, device.peak_gbps);
-    }
+    detail::Trial trial;
+    trial.d_out = slot.data();
+    trial.poison_bytes = kSlotBytes;
+    trial.host = host_slot;
+    trial.host_bytes = kSlotBytes;
+    trial.copies = copies;
+    trial.checked = [&](cudaStream_t s) { c.checked(dx.data(), dy.data(), slot.data(), s); };
+    trial.timed = [&](std::size_t k, cudaStream_t s) {
+      c.timed(dx.data() + k * stride, arrays == 2 ? dy.data() + k * stride : nullptr, slot.data(),
+              s);
+    };
+    trial.check = [&] { return check_result(ref, host_slot); };
+    detail::check_then_time(trial, config, device, m, stream);
     rows.push_back(m);
-    if (progress) {
-      progress("[" + std::to_string(i + 1) + "/" + std::to_string(candidates.size()) + "] " +
-               m.op + " " + m.dtype + " N=" + format_count(n) + " " + m.impl + ": " +
-               (m.status == "ok" ? format_time(m.time.median_us) : m.status));
-    }
+    if (progress)
+      progress(detail::progress_line(i + 1, candidates.size(), m, "N=" + format_count(n)));
   }
   return rows;
 }
 
-struct Stream {
-  cudaStream_t stream = nullptr;
-  Stream() { REDUCELAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)); }
-  ~Stream() { (void)cudaStreamDestroy(stream); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-};
-
 }  // namespace
+
+namespace detail {
+
+std::size_t input_copies(std::size_t set_bytes, const DeviceInfo& device) {
+  const std::size_t l2 = l2_bytes(device);
+  if (set_bytes >= 2 * l2) return 1;
+  return (3 * l2 + set_bytes - 1) / std::max<std::size_t>(set_bytes, 1);
+}
+
+std::size_t round_up(std::size_t value, std::size_t to) { return (value + to - 1) / to * to; }
+
+void upload_copies(void* d_copies, const void* host, std::size_t bytes, std::size_t stride_bytes,
+                   std::size_t copies) {
+  auto* base = static_cast<unsigned char*>(d_copies);
+  REDUCELAB_CUDA_CHECK(cudaMemcpy(base, host, bytes, cudaMemcpyHostToDevice));
+  for (std::size_t k = 1; k < copies; ++k)
+    REDUCELAB_CUDA_CHECK(
+        cudaMemcpy(base + k * stride_bytes, base, bytes, cudaMemcpyDeviceToDevice));
+}
+
+std::string format_gb(double bytes) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.2f GB", bytes / 1e9);
+  return buffer;
+}
+
+void require_free_memory(std::size_t needed, const std::string& what) {
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  REDUCELAB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (needed > free_bytes)
+    throw Error(ErrorCode::invalid_argument, what + " needs " + format_gb(needed) +
+                                                 " of device memory but only " +
+                                                 format_gb(free_bytes) + " are free");
+}
+
+void check_then_time(const Trial& trial, const SuiteConfig& config, const DeviceInfo& device,
+                     Measurement& m, cudaStream_t stream) {
+  REDUCELAB_CUDA_CHECK(cudaMemsetAsync(trial.d_out, 0xA5, trial.poison_bytes, stream));
+  trial.checked(stream);
+  if (trial.host_bytes > 0)
+    REDUCELAB_CUDA_CHECK(cudaMemcpyAsync(trial.host, trial.d_out, trial.host_bytes,
+                                         cudaMemcpyDeviceToHost, stream));
+  REDUCELAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const std::string why = trial.check();
+  if (!why.empty()) {
+    m.status = "wrong result: " + why;
+    return;
+  }
+  if (!config.time) return;
+  const auto samples = time_calls(
+      [&](int rep, cudaStream_t s) { trial.timed(static_cast<std::size_t>(rep) % trial.copies, s); },
+      config.warmup, config.reps, stream);
+  m.time = summarize(samples);
+  finish(m, device.peak_gbps);
+}
+
+std::string progress_line(std::size_t done, std::size_t total, const Measurement& m,
+                          const std::string& problem) {
+  return "[" + std::to_string(done) + "/" + std::to_string(total) + "] " + m.op + " " + m.dtype +
+         " " + problem + " " + m.impl + ": " +
+         (m.status == "ok" ? format_time(m.time.median_us) : m.status);
+}
+
+Stream::Stream() { REDUCELAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)); }
+Stream::~Stream() { (void)cudaStreamDestroy(stream); }
+
+}  // namespace detail
 
 std::string l2_policy_text(const DeviceInfo& device) {
   const double l2_mb = static_cast<double>(l2_bytes(device)) / 1e6;
@@ -208,15 +244,10 @@ std::vector<Measurement> run_suite(const SuiteConfig& config, const DeviceInfo& 
   REDUCELAB_CUDA_CHECK(cudaSetDevice(device.ordinal));
   for (std::size_t n : config.sizes) {
     if (n == 0) throw Error(ErrorCode::invalid_argument, "benchmark sizes must be >= 1");
-    std::size_t free_bytes = 0;
-    std::size_t total_bytes = 0;
-    REDUCELAB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    const std::size_t needed = suite_device_bytes(config, device, n);
-    if (needed > free_bytes)
-      throw Error(ErrorCode::invalid_argument,
-                  "N = " + format_count(n) + " " + std::string(to_string(config.dtype)) + " " +
-                      std::string(to_string(config.op)) + " needs " + format_gb(needed) +
-                      " of device memory but only " + format_gb(free_bytes) + " are free");
+    detail::require_free_memory(suite_device_bytes(config, device, n),
+                                "N = " + format_count(n) + " " +
+                                    std::string(to_string(config.dtype)) + " " +
+                                    std::string(to_string(config.op)));
   }
   Stream stream;
   std::vector<Measurement> rows;

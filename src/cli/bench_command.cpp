@@ -1,12 +1,15 @@
 // reducelab bench: the article's table on this GPU. By default N = 2^27 fp32 sum: every ladder
-// rung, CUB and reducelab, each checked against the CPU reference, then timed.
+// rung, CUB and reducelab, each checked against the CPU reference, then timed. With --segments
+// (or --shape/--axis): one result per segment, reducelab::reduce_segments against CUB.
 
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "bench/segmented_suite.hpp"
 #include "bench/suite.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
@@ -17,11 +20,17 @@ namespace {
 
 struct BenchOptions : MeasureOptions {
   std::string n = "2^27";
+  std::string segments;
+  std::string shape;
+  int axis = 1;
 };
 
 void run_bench(const BenchOptions& o) {
   // Every argument and output path is checked before the device is touched.
   const std::size_t n = parse_count(o.n);
+  std::optional<bench::SegmentSpec> segments;
+  if (!o.segments.empty()) segments = parse_segments(o.segments);
+  if (!o.shape.empty()) segments = parse_shape(o.shape, o.axis);
   const MeasurePlan plan = check_measure_options(o);
 
   const DeviceInfo device = query_device(o.device);
@@ -38,7 +47,10 @@ void run_bench(const BenchOptions& o) {
       config.sizes = {n};
       config.op = op;
       config.dtype = dtype;
-      const auto part = bench::run_suite(config, device, [&](const std::string& line) { progress(line); });
+      const bench::Progress show = [&](const std::string& line) { progress(line); };
+      // Segmented: reducelab::reduce_segments and CUB's DeviceSegmentedReduce (no ladder rows).
+      const auto part = segments ? bench::run_segmented_suite(config, *segments, device, show)
+                                 : bench::run_suite(config, device, show);
       rows.insert(rows.end(), part.begin(), part.end());
     }
   }
@@ -63,7 +75,23 @@ void add_bench_command(CLI::App& app) {
   auto options = std::make_shared<BenchOptions>();
   CLI::App* cmd = app.add_subcommand(
       "bench", "The article's table on this GPU: ladder rungs, CUB and reducelab, checked then timed");
-  cmd->add_option("--n", options->n, "elements: 134217728, 2^27, 1<<27 or 2^20+3")->capture_default_str();
+  CLI::Option* n = cmd->add_option("--n", options->n, "elements: 134217728, 2^27, 1<<27 or 2^20+3")
+                       ->capture_default_str();
+  CLI::Option* segments = cmd->add_option(
+      "--segments", options->segments,
+      "segmented reduction, one result per segment, against CUB's DeviceSegmentedReduce: "
+      "fixed:NUMxSIZE (NUM rows of SIZE elements), ragged:heavy:N:MEAN (N segments, "
+      "heavy-tailed lengths of mean MEAN: lognormal/Pareto mix, fixed seed) or "
+      "ragged:uniform:N:MAX (lengths uniform in [0, MAX]); e.g. fixed:2^22x32");
+  CLI::Option* shape = cmd->add_option(
+      "--shape", options->shape,
+      "a row-major 2-D array NUMxSIZE reduced along --axis: the same as --segments fixed:NUMxSIZE");
+  CLI::Option* axis = cmd->add_option("--axis", options->axis,
+                                      "the axis --shape reduces: 1 (or -1), the last")
+                          ->capture_default_str();
+  segments->excludes(n)->excludes(shape);
+  shape->excludes(n);
+  axis->needs(shape);
   add_measure_options(*cmd, *options,
                       kTakesOpList | kTakesDTypes | kTakesTiming | kTakesTables | kTakesMarkdown);
   cmd->callback([options] { run_bench(*options); });

@@ -309,6 +309,101 @@ std::size_t parse_count(std::string_view text, bool allow_zero) {
   return total;
 }
 
+namespace {
+
+[[noreturn]] void bad_segments(std::string_view flag, std::string_view text, const std::string& why) {
+  throw Error(ErrorCode::invalid_argument, "bad " + std::string(flag) + " '" + std::string(text) +
+                                               "': " + why);
+}
+
+// A count inside a spec; parse_count's message without its "reducelab: " prefix.
+std::size_t spec_count(std::string_view flag, std::string_view text, std::string_view part) {
+  try {
+    return parse_count(part);
+  } catch (const Error& e) {
+    std::string why = e.what();
+    if (why.rfind("reducelab: ", 0) == 0) why.erase(0, std::strlen("reducelab: "));
+    bad_segments(flag, text, why);
+  }
+}
+
+// At most 2^62 elements in all (and no overflow of NUM x SIZE).
+void check_total(std::string_view flag, std::string_view text, const bench::SegmentSpec& spec) {
+  constexpr std::size_t kLimit = std::size_t{1} << 62;
+  if (spec.count > kLimit / spec.size) bad_segments(flag, text, "more than 2^62 elements in all");
+}
+
+// "NUMxSIZE" into spec.count and spec.size.
+void parse_rows(std::string_view flag, std::string_view text, std::string_view rows,
+                bench::SegmentSpec& spec) {
+  const std::size_t x = rows.find('x');
+  if (x == std::string_view::npos)
+    bad_segments(flag, text, "expected NUMxSIZE (rows x elements per row), e.g. 4194304x32");
+  spec.count = spec_count(flag, text, rows.substr(0, x));
+  spec.size = spec_count(flag, text, rows.substr(x + 1));
+  check_total(flag, text, spec);
+}
+
+}  // namespace
+
+bench::SegmentSpec parse_segments(std::string_view text) {
+  constexpr std::string_view kFlag = "--segments";
+  const std::string compact = strip_spaces(text);
+  const std::string_view spec_text(compact);
+  const std::string expected =
+      "expected fixed:NUMxSIZE, ragged:heavy:N:MEAN or ragged:uniform:N:MAX";
+  bench::SegmentSpec spec;
+  if (spec_text.rfind("fixed:", 0) == 0) {
+    spec.kind = bench::SegmentKind::fixed;
+    parse_rows(kFlag, text, spec_text.substr(6), spec);
+    return spec;
+  }
+  if (spec_text.rfind("ragged:", 0) != 0) bad_segments(kFlag, text, expected);
+  std::string_view rest = spec_text.substr(7);
+  if (rest.rfind("heavy:", 0) == 0) {
+    spec.kind = bench::SegmentKind::ragged_heavy;
+    rest.remove_prefix(6);
+  } else if (rest.rfind("uniform:", 0) == 0) {
+    spec.kind = bench::SegmentKind::ragged_uniform;
+    rest.remove_prefix(8);
+  } else {
+    bad_segments(kFlag, text, "ragged segments are heavy:N:MEAN or uniform:N:MAX");
+  }
+  const std::size_t colon = rest.find(':');
+  if (colon == std::string_view::npos || rest.find(':', colon + 1) != std::string_view::npos)
+    bad_segments(kFlag, text, expected);
+  spec.count = spec_count(kFlag, text, rest.substr(0, colon));
+  spec.size = spec_count(kFlag, text, rest.substr(colon + 1));
+  check_total(kFlag, text, spec);
+  return spec;
+}
+
+bench::SegmentSpec parse_shape(std::string_view shape, int axis) {
+  if (axis != 1 && axis != -1)
+    throw Error(ErrorCode::invalid_argument,
+                "--axis " + std::to_string(axis) +
+                    ": only the last axis (1 or -1) of a 2-D --shape is supported");
+  bench::SegmentSpec spec;
+  parse_rows("--shape", shape, strip_spaces(shape), spec);
+  return spec;
+}
+
+std::vector<bench::SegmentSpec> parse_segment_sizes(std::string_view sizes, std::size_t total) {
+  static constexpr std::size_t kDefaultSizes[] = {4,    8,    32,        256,
+                                                  1024, 4096, 1u << 16, 1u << 20};
+  const std::vector<std::size_t> list = parse_list<std::size_t>(
+      sizes, [](std::string_view s) { return parse_count(s); }, kDefaultSizes);
+  std::vector<bench::SegmentSpec> specs;
+  for (std::size_t size : list) {
+    if (size > total)
+      throw Error(ErrorCode::invalid_argument,
+                  "--segment-sizes: " + std::to_string(size) + " exceeds --total " +
+                      std::to_string(total));
+    specs.push_back({bench::SegmentKind::fixed, total / size, size});
+  }
+  return specs;
+}
+
 std::vector<Op> parse_ops(std::string_view text) {
   return parse_list<Op>(text, [](std::string_view s) { return parse_op(s); }, kAllOps);
 }

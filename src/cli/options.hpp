@@ -16,6 +16,7 @@
 
 #include "bench/random.hpp"
 #include "bench/report.hpp"
+#include "bench/segments.hpp"
 #include "bench/suite.hpp"
 #include "ladder/ladder.hpp"
 #include "reducelab/dtype.hpp"
@@ -96,6 +97,19 @@ int run_app(CLI::App& app, int argc, const char* const* argv, std::ostream& out,
 //! Element counts as people write them: "134217728", "2^27", "1<<27", "2^20+3", "2^24 + 7".
 //! Throws reducelab::Error on anything else, on 0 when `allow_zero` is false, and on overflow.
 std::size_t parse_count(std::string_view text, bool allow_zero = false);
+
+//! Segment shapes (bench/segments.hpp): "fixed:NUMxSIZE", "ragged:heavy:N:MEAN" or
+//! "ragged:uniform:N:MAX", every number as parse_count() reads it and at least 1 ("2^22x32").
+//! Throws reducelab::Error (invalid_argument), one line naming the spec, on anything else.
+bench::SegmentSpec parse_segments(std::string_view text);
+//! `--shape NUMxSIZE --axis A`: a row-major NUM x SIZE array reduced along `axis`. Only the last
+//! axis (1, or -1) is supported: it is fixed:NUMxSIZE. Throws as parse_segments().
+bench::SegmentSpec parse_shape(std::string_view shape, int axis);
+
+//! `sweep --segment-sizes LIST --total N`: fixed:(N / SIZE)xSIZE for each SIZE of the comma list
+//! (counts as parse_count() reads them; "all": 4,8,32,256,1024,4096,2^16,2^20), in list order.
+//! Throws reducelab::Error (invalid_argument) naming the flag when a size is 0 or exceeds N.
+std::vector<bench::SegmentSpec> parse_segment_sizes(std::string_view sizes, std::size_t total);
 
 //! "sum", "sum,dot" or "all" (all six ops).
 std::vector<Op> parse_ops(std::string_view text);

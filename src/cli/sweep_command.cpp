@@ -1,11 +1,13 @@
 // reducelab sweep: sizes 2^from..2^to for the chosen rungs, CUB and reducelab; CSV and JSON with
-// the GPU, driver, CUDA version, commit, date and L2 policy, for scripts/plot.py.
+// the GPU, driver, CUDA version, commit, date and L2 policy, for scripts/plot.py. With
+// --segment-sizes: the segment size swept at a fixed --total, reducelab against CUB.
 
 #include <cuda_runtime_api.h>
 
 #include <iostream>
 #include <memory>
 
+#include "bench/segmented_suite.hpp"
 #include "bench/suite.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
@@ -19,6 +21,8 @@ struct SweepOptions : MeasureOptions {
   int to = 30;
   int step = 1;
   bool no_ceilings = false;
+  std::string segment_sizes;
+  std::string total = "2^27";
 };
 
 void run_sweep(const SweepOptions& o) {
@@ -28,14 +32,18 @@ void run_sweep(const SweepOptions& o) {
   bench::SuiteConfig base = plan.suite;
   base.sizes.clear();
   for (int k = o.from; k <= o.to; k += o.step) base.sizes.push_back(std::size_t{1} << k);
+  // Segmented: the segment size swept at a fixed total, instead of the whole-array sizes.
+  std::vector<bench::SegmentSpec> shapes;
+  if (!o.segment_sizes.empty()) shapes = parse_segment_sizes(o.segment_sizes, parse_count(o.total));
   const std::vector<Op>& ops = plan.ops;
   const std::vector<DType>& dtypes = plan.dtypes;
 
   const DeviceInfo device = query_device(o.device);
   if (cudaSetDevice(device.ordinal) != cudaSuccess)
     throw Error(ErrorCode::no_device, "cannot select CUDA device " + std::to_string(device.ordinal));
-  // Refuse sizes that cannot fit before spending any time (run_suite checks again per size).
-  for (DType dtype : dtypes) {
+  // Refuse sizes that cannot fit before spending any time (run_suite checks again per size;
+  // run_segmented_suite checks each shape).
+  for (DType dtype : shapes.empty() ? dtypes : std::vector<DType>{}) {
     for (Op op : ops) {
       bench::SuiteConfig config = base;
       config.op = op;
@@ -66,11 +74,22 @@ void run_sweep(const SweepOptions& o) {
 
   ProgressPrinter progress;
   std::vector<bench::Measurement> rows;
-  const std::size_t total = dtypes.size() * ops.size() * base.sizes.size();
+  const std::size_t total =
+      dtypes.size() * ops.size() * (shapes.empty() ? base.sizes.size() : shapes.size());
   std::size_t done = 0;
   for (DType dtype : dtypes) {
     for (Op op : ops) {
-      for (std::size_t n : base.sizes) {
+      for (const bench::SegmentSpec& shape : shapes) {
+        bench::SuiteConfig config = base;
+        config.op = op;
+        config.dtype = dtype;
+        progress.bar(done, total, std::string(to_string(op)) + " " +
+                                      std::string(to_string(dtype)) + " " + shape.text());
+        const auto part = bench::run_segmented_suite(config, shape, device, nullptr);
+        rows.insert(rows.end(), part.begin(), part.end());
+        ++done;
+      }
+      for (std::size_t n : shapes.empty() ? base.sizes : std::vector<std::size_t>{}) {
         bench::SuiteConfig config = base;
         config.op = op;
         config.dtype = dtype;
@@ -99,6 +118,15 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_option("--from", options->from, "smallest size, log2")->check(CLI::Range(0, 40))->capture_default_str();
   cmd->add_option("--to", options->to, "largest size, log2")->check(CLI::Range(0, 40))->capture_default_str();
   cmd->add_option("--step", options->step, "log2 step")->check(CLI::Range(1, 40))->capture_default_str();
+  CLI::Option* sizes = cmd->add_option(
+      "--segment-sizes", options->segment_sizes,
+      "segmented sweep instead: the segment sizes (a comma list, or all: 4,8,32,256,1024,4096,"
+      "2^16,2^20), each as fixed:(TOTAL/SIZE)xSIZE, reducelab::reduce_segments against CUB's "
+      "DeviceSegmentedReduce");
+  cmd->add_option("--total", options->total,
+                  "elements in all segments of a --segment-sizes sweep")
+      ->capture_default_str()
+      ->needs(sizes);
   add_measure_options(*cmd, *options, kTakesOpList | kTakesDTypes | kTakesTiming | kTakesTables);
   cmd->add_flag("--no-ceilings", options->no_ceilings,
                 "skip measuring the launch latency and copy bandwidth ceilings");
