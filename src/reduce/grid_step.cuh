@@ -9,8 +9,10 @@
 // Cost on the H200 (docs/notebook/h200-tuning.md, runs 6-9): 1.0..1.4 us per call at
 // 2^14..2^20 elements, 1.3..1.8 us at 2^27, of which the ticket is 0.4..0.8 us.
 
+#include <cstddef>
 #include <cstring>
 #include <cuda/atomic>
+#include <type_traits>
 
 #include "device/block_reduce.cuh"
 
@@ -29,11 +31,33 @@ __device__ __forceinline__ Acc load_partial(const Acc* address) {
   return out;
 }
 
-// Written word by word, padding included, so the folding block never reads bytes nobody wrote.
+// The bytes of an accumulator with its padding (ArgAcc<float>: 4 bytes between value and index)
+// set to zero. A copy of the struct leaves padding indeterminate, and the compiler may then skip
+// storing those words, so the folding block would read bytes nobody wrote (initcheck).
+template <class Acc, class = void>
+struct is_padded_pair : std::false_type {};
+template <class Acc>
+struct is_padded_pair<Acc, std::void_t<decltype(Acc::value), decltype(Acc::index)>>
+    : std::bool_constant<sizeof(Acc) != sizeof(Acc::value) + sizeof(Acc::index)> {};
+
+template <class Acc>
+__device__ __forceinline__ void partial_words(unsigned (&words)[sizeof(Acc) / 4], const Acc& value) {
+  if constexpr (!is_padded_pair<Acc>::value) {
+    memcpy(words, &value, sizeof(Acc));
+  } else {
+#pragma unroll
+    for (int w = 0; w < static_cast<int>(sizeof(Acc) / 4); ++w) words[w] = 0;
+    memcpy(reinterpret_cast<char*>(words) + offsetof(Acc, value), &value.value, sizeof(value.value));
+    memcpy(reinterpret_cast<char*>(words) + offsetof(Acc, index), &value.index, sizeof(value.index));
+  }
+}
+
+// Written word by word, padding included (as zeros), so the folding block never reads bytes
+// nobody wrote.
 template <class Acc>
 __device__ __forceinline__ void store_partial(Acc* address, const Acc& value) {
   unsigned words[sizeof(Acc) / 4];
-  memcpy(words, &value, sizeof(Acc));
+  partial_words(words, value);
   unsigned* target = reinterpret_cast<unsigned*>(address);
 #pragma unroll
   for (int w = 0; w < static_cast<int>(sizeof(Acc) / 4); ++w) target[w] = words[w];
