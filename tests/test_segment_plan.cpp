@@ -29,6 +29,34 @@ SegmentCapacity h200_like() {
   return c;
 }
 
+TEST(SegmentPlan, AlignedShortRowsTakeTheVectorRows) {
+  const SegmentCapacity c = h200_like();
+  auto plan = [&](std::size_t num, std::size_t size, std::size_t bytes = 4, bool aligned = true) {
+    return plan_fixed_segments(num, size, bytes, c, kPartials, aligned);
+  };
+  struct Case {
+    std::size_t size, bytes;
+    unsigned team_log2, per_thread_log2;
+  };
+  // f32 rows of 4 .. 512 elements (1 .. 128 vectors), f64 rows of 2, f16 rows of 8.
+  for (const Case& k : {Case{4, 4, 0, 0}, Case{8, 4, 1, 0}, Case{32, 4, 3, 0}, Case{128, 4, 5, 0},
+                        Case{256, 4, 5, 1}, Case{512, 4, 5, 2}, Case{2, 8, 0, 0}, Case{8, 2, 0, 0}}) {
+    const FixedSegmentPlan p = plan(1 << 20, k.size, k.bytes);
+    EXPECT_EQ(p.path, SegmentPath::vector_rows) << k.size << " x " << k.bytes << " bytes";
+    EXPECT_EQ(p.team_log2, k.team_log2) << k.size;
+    EXPECT_EQ(p.per_thread_log2, k.per_thread_log2) << k.size;
+    EXPECT_LE(p.grid, c.team_blocks);
+  }
+  // Few rows: blocks for the rows there are (8 teams of 32 lanes, four rows each per pass).
+  EXPECT_EQ(plan(64, 128).grid, 2u);
+  // Not whole vectors, not a power of two of them, too long, or not aligned: the other paths.
+  EXPECT_NE(plan(1 << 20, 6).path, SegmentPath::vector_rows);
+  EXPECT_NE(plan(1 << 20, 12).path, SegmentPath::vector_rows);
+  EXPECT_NE(plan(1 << 20, 1024).path, SegmentPath::vector_rows);
+  EXPECT_NE(plan(1 << 20, 32, 4, false).path, SegmentPath::vector_rows);
+  EXPECT_EQ(plan(1, 32).path, SegmentPath::scalar);
+}
+
 TEST(SegmentPlan, FixedSizeTiers) {
   const SegmentCapacity c = h200_like();
   auto plan = [&](std::size_t num, std::size_t size, std::size_t bytes = 4) {

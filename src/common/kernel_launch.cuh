@@ -20,7 +20,7 @@ namespace reducelab::detail {
 //! Launches kernel<<<grid, block, 0, stream>>>(args...) on `device`, the current device. `Tag`
 //! must be unique to the kernel (as for resident_grid). Throws reducelab::Error naming `what`.
 template <class Tag, class... Params, class... Args>
-void launch_kernel(void (*kernel)(Params...), unsigned grid, unsigned block, cudaStream_t stream,
+void launch_kernel(void (*kernel)(Params...), dim3 grid, unsigned block, cudaStream_t stream,
                    int device, const char* what, Args&&... args) {
   static std::array<std::atomic<CUfunction>, 64> handles{};
   const DriverApi& api = driver_api();
@@ -42,7 +42,7 @@ void launch_kernel(void (*kernel)(Params...), unsigned grid, unsigned block, cud
         int i = 0;
         ((params[i++] = static_cast<void*>(&v)), ...);
       }, values);
-      if (api.launch_kernel(function, grid, 1, 1, block, 1, 1, 0, stream, params, nullptr) ==
+      if (api.launch_kernel(function, grid.x, grid.y, grid.z, block, 1, 1, 0, stream, params, nullptr) ==
           CUDA_SUCCESS)
         return;
     }

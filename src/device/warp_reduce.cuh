@@ -22,6 +22,28 @@ __device__ __forceinline__ T shfl_down(const T& value, int offset) {
   return out;
 }
 
+// The same with __shfl_xor_sync: lane i gets lane (i ^ mask)'s value.
+template <class T>
+__device__ __forceinline__ T shfl_xor(const T& value, int mask) {
+  static_assert(sizeof(T) % 4 == 0, "shfl_xor moves 4-byte words");
+  constexpr int kWords = sizeof(T) / 4;
+  unsigned words[kWords];
+  memcpy(words, &value, sizeof(T));
+#pragma unroll
+  for (int w = 0; w < kWords; ++w) words[w] = __shfl_xor_sync(kFullWarpMask, words[w], mask);
+  T out;
+  memcpy(&out, words, sizeof(T));
+  return out;
+}
+
+// Butterfly over aligned teams of `team` lanes (a power of two up to 32): every lane of a team
+// ends with the reduction of the team's values. All 32 lanes must call it.
+template <class T, class Op>
+__device__ __forceinline__ T team_reduce(T value, unsigned team, Op op) {
+  for (unsigned mask = team / 2; mask > 0; mask /= 2) value = op(value, shfl_xor(value, mask));
+  return value;
+}
+
 // Tree over the 32 lanes: lane 0 ends with the reduction of all lanes, in a fixed order.
 template <class T, class Op>
 __device__ __forceinline__ T warp_reduce(T value, Op op) {

@@ -1,7 +1,7 @@
 #pragma once
 // Typed launchers of the production kernels, one explicit instantiation file per family of
 // types (instantiate_*.cu for the scalar reduce, instantiate_segmented_*.cu for the segmented
-// one) so the build compiles them in parallel.
+// one, instantiate_axis_*.cu for the strided axis kernel) so the build compiles them in parallel.
 
 #include <cuda_runtime_api.h>
 
@@ -19,10 +19,12 @@ void launch_typed(Op op, const T* x, const T* y, std::size_t n, void* d_out,
                   const WorkspaceView& workspace, cudaStream_t stream);
 
 //! Launches the segmented reduce of `op` on T over num_segments >= 1 fixed-size segments
-//! (segmented.cuh). Arguments are already validated.
+//! (segmented.cuh): segment s is x[s x pitch, s x pitch + segment_size), its result goes to
+//! d_out + s x out_stride results. Arguments are already validated.
 template <class T>
 void launch_fixed_segments(Op op, const T* x, const T* y, std::size_t num_segments,
-                           std::size_t segment_size, void* d_out, const WorkspaceView& workspace,
+                           std::size_t segment_size, std::size_t pitch, void* d_out,
+                           std::size_t out_stride, const WorkspaceView& workspace,
                            cudaStream_t stream);
 
 //! The same over num_segments >= 1 ragged segments; Offset is std::int32_t or std::int64_t.
@@ -30,5 +32,13 @@ template <class T, class Offset>
 void launch_ragged_segments(Op op, const T* x, const T* y, std::size_t num_segments,
                             const Offset* offsets, void* d_out, const WorkspaceView& workspace,
                             cudaStream_t stream);
+
+struct AxisView;
+
+//! Launches the strided axis kernel of `op` on T over a canonical view with at least one result
+//! (axis_plan.hpp, axis.cuh). Arguments are already validated.
+template <class T>
+void launch_axes(Op op, const T* x, const T* y, const AxisView& view, void* d_out,
+                 const WorkspaceView& workspace, cudaStream_t stream);
 
 }  // namespace reducelab::detail

@@ -19,10 +19,25 @@ unsigned team_grid(std::size_t warps, const SegmentCapacity& capacity) {
 
 FixedSegmentPlan plan_fixed_segments(std::size_t num_segments, std::size_t segment_size,
                                      std::size_t element_bytes, const SegmentCapacity& capacity,
-                                     unsigned max_partials) {
+                                     unsigned max_partials, bool aligned_rows) {
   FixedSegmentPlan plan;
   if (takes_scalar_path(num_segments, segment_size)) {
     plan.path = SegmentPath::scalar;
+    return plan;
+  }
+  const std::size_t row_bytes = segment_size * element_bytes;
+  const std::size_t vectors = row_bytes / 16;
+  if (aligned_rows && row_bytes % 16 == 0 && vectors > 0 && vectors <= kVectorRowsMax &&
+      (vectors & (vectors - 1)) == 0) {
+    plan.path = SegmentPath::vector_rows;
+    while ((std::size_t{1} << plan.team_log2) < vectors && plan.team_log2 < 5) ++plan.team_log2;
+    while ((std::size_t{1} << (plan.team_log2 + plan.per_thread_log2)) < vectors)
+      ++plan.per_thread_log2;
+    const std::size_t teams_per_block = kTeamThreads >> plan.team_log2;
+    const std::size_t rows_per_pass = kVectorRowLoads >> plan.per_thread_log2;
+    const std::size_t rows_per_block = teams_per_block * rows_per_pass;
+    plan.grid = std::max(1u, std::min(ceil_div(num_segments, rows_per_block),
+                                      std::max(1u, capacity.team_blocks)));
     return plan;
   }
   if (segment_size < kBlockSegmentMin) {  // empty segments too: a thread writes each result

@@ -53,12 +53,23 @@ inline constexpr std::size_t kThreadSegmentMax = 32;
 inline constexpr std::size_t kBlockSegmentMin = 4096;
 //! Segments a warp takes at once when it reads them a thread each: one per lane.
 inline constexpr unsigned kLaneGroup = 32;
+//! Fixed-size rows of whole 16-byte vectors, each row starting on a 16-byte boundary, with a
+//! power-of-two count of vectors up to this many, are read by vector_rows_kernel: a team of up to
+//! 32 lanes per row, four 16-byte loads in flight per lane (several rows per lane when the row is
+//! shorter than four vectors per lane), so a warp's load covers 512 contiguous bytes. 128 vectors
+//! are 512 f32 elements (4 per lane of a warp).
+inline constexpr std::size_t kVectorRowsMax = 128;
+//! Threads per block of segment_teams_kernel and vector_rows_kernel.
+inline constexpr unsigned kTeamThreads = 256;
+//! 16-byte loads in flight per lane of vector_rows_kernel.
+inline constexpr unsigned kVectorRowLoads = 4;
 
 // ---- the plan ---------------------------------------------------------------------------------
 
 enum class SegmentPath {
   scalar,  //!< the scalar reduce on the one segment
   teams,   //!< segment_teams_kernel: a thread or a warp per segment
+  vector_rows,  //!< vector_rows_kernel: a team of lanes per aligned row of whole vectors
   blocks,  //!< segment_blocks_kernel: one block, or a group of blocks, per segment
 };
 
@@ -75,7 +86,9 @@ struct FixedSegmentPlan {
   SegmentPath path = SegmentPath::teams;
   unsigned group = 1;               //!< teams: segments a warp takes at once (kLaneGroup or 1)
   unsigned blocks_per_segment = 1;  //!< blocks: the blocks that share one segment
-  unsigned grid = 1;                //!< blocks to launch (teams, blocks)
+  unsigned grid = 1;                //!< blocks to launch (teams, blocks, vector_rows)
+  unsigned team_log2 = 0;           //!< vector_rows: log2 of the lanes per row (0..5)
+  unsigned per_thread_log2 = 0;     //!< vector_rows: log2 of the vectors per lane per row (0..2)
 };
 
 struct RaggedSegmentPlan {
@@ -90,10 +103,11 @@ constexpr bool takes_scalar_path(std::size_t num_segments, std::size_t segment_s
 }
 
 //! The plan for num_segments >= 1 segments of segment_size elements of element_bytes bytes.
-//! `max_partials`: partials (and group counters) the workspace holds.
+//! `max_partials`: partials (and group counters) the workspace holds. `aligned_rows`: every
+//! segment (of x, and of y for dot) starts on a 16-byte boundary.
 FixedSegmentPlan plan_fixed_segments(std::size_t num_segments, std::size_t segment_size,
                                      std::size_t element_bytes, const SegmentCapacity& capacity,
-                                     unsigned max_partials);
+                                     unsigned max_partials, bool aligned_rows = false);
 
 //! The plan for num_segments >= 1 ragged segments. The long kernel keeps two partials per block,
 //! so its grid is at most max_partials / 2.

@@ -62,7 +62,8 @@ void reduce_segments(Op op, DType dtype, const void* d_x, const void* d_y, std::
   dispatch_dtype(dtype, [&](auto value) {
     using T = decltype(value);
     launch_fixed_segments<T>(op, static_cast<const T*>(d_x), static_cast<const T*>(d_y),
-                             num_segments, segment_size, d_out, workspace, stream);
+                             num_segments, segment_size, segment_size, d_out, 1, workspace,
+                             stream);
   });
 }
 

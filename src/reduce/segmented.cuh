@@ -61,7 +61,7 @@ inline constexpr unsigned kSawDecreasingPair = 1;  //!< offsets[s + 1] < offsets
 inline constexpr unsigned kSawLongSegment = 2;     //!< a segment of >= kBlockSegmentMin elements
 
 //! Threads per block of segment_teams_kernel, and vectors in flight per thread of its teams.
-inline constexpr int kTeamBlock = 256;
+inline constexpr int kTeamBlock = static_cast<int>(kTeamThreads);
 using TeamConfig = Config<kTeamBlock, 4>;
 
 //! Where segment s lies in x: [begin, begin + count).
@@ -78,13 +78,14 @@ struct SegmentRows {
   const void* offsets;
   bool wide_offsets;  //!< int64 offsets, else int32
   std::size_t size;   //!< fixed-size segments' length
+  std::size_t pitch;  //!< fixed-size segments: elements from one segment's start to the next's
 
   __device__ __forceinline__ std::int64_t offset(std::size_t i) const {
     return wide_offsets ? static_cast<const std::int64_t*>(offsets)[i]
                         : static_cast<const std::int32_t*>(offsets)[i];
   }
   __device__ __forceinline__ SegmentRange operator()(std::size_t s) const {
-    if (offsets == nullptr) return {s * size, size, false};
+    if (offsets == nullptr) return {s * pitch, size, false};
     const std::int64_t begin = offset(s);
     const std::int64_t end = offset(s + 1);
     if (end < begin) return {static_cast<std::size_t>(begin), 0, true};
@@ -98,10 +99,12 @@ __device__ __forceinline__ const typename Traits::Elem* y_at(const typename Trai
   return Traits::kArrays == 2 ? y + i : nullptr;
 }
 
+//! Result number s, at out + s x out_stride (results).
 template <class Traits>
 __device__ __forceinline__ void store_result(void* out, std::size_t s,
-                                             const typename Traits::Acc& acc) {
-  Traits::store(static_cast<typename Traits::Out*>(out) + s, acc);
+                                             const typename Traits::Acc& acc,
+                                             std::size_t out_stride = 1) {
+  Traits::store(static_cast<typename Traits::Out*>(out) + s * out_stride, acc);
 }
 
 //! Team `block` of `blocks` teams (of Agent's team size; this thread has `rank` in it) reads its
@@ -140,7 +143,8 @@ struct TeamArgs {
   const T* y;  // dot only
   std::size_t num_segments;
   SegmentRows rows;
-  void* out;             // num_segments x Traits::Out
+  void* out;               // num_segments x Traits::Out, out_stride apart
+  std::size_t out_stride;  // results from one segment's result to the next's (1: contiguous)
   std::size_t long_min;  // segments at least this long are long_segments_kernel's (ragged)
   unsigned group;        // segments a warp takes at once: kLaneGroup (one per lane) or 1
   unsigned int* flags;   // ragged: the workspace's segment flags; null for fixed-size segments
@@ -179,7 +183,7 @@ __global__ void __launch_bounds__(kTeamBlock)
         const Acc acc = range.count == 0 ? Traits::empty()
                                          : read_range<Traits, ThreadAgent>(a.x, a.y, range.begin,
                                                                            range.count, 0, 0, 1);
-        store_result<Traits>(a.out, s, acc);
+        store_result<Traits>(a.out, s, acc, a.out_stride);
       }
     }
     if (a.flags != nullptr) {
@@ -195,7 +199,75 @@ __global__ void __launch_bounds__(kTeamBlock)
           __shfl_sync(device::kFullWarpMask, static_cast<unsigned long long>(range.count), from);
       Acc acc = read_range<Traits, WarpAgent>(a.x, a.y, begin, count, lane, 0, 1);
       acc = device::warp_reduce(acc, [](Acc p, Acc q) { return Traits::combine(p, q); });
-      if (lane == 0) store_result<Traits>(a.out, first + from, acc);
+      if (lane == 0) store_result<Traits>(a.out, first + from, acc, a.out_stride);
+    }
+  }
+}
+
+// ---- a team of lanes per short aligned row of whole vectors --------------------------------
+
+template <class T>
+struct VectorRowArgs {
+  const T* x;
+  const T* y;  // dot only, aligned like x
+  std::size_t rows;
+  std::size_t pitch;         // elements from one row's start to the next's (16-byte multiple)
+  unsigned team_log2;        // lanes per row: 1 << team_log2 (1..32)
+  unsigned per_thread_log2;  // vectors per lane per row: 1 << per_thread_log2 (1, 2 or 4)
+  void* out;
+  std::size_t out_stride;
+};
+
+//! Rows of (team x per_thread) whole 16-byte vectors, each on a 16-byte boundary. A pass gives
+//! every team kVectorRowLoads / per_thread rows, `teams` apart, so that one load instruction of a
+//! warp reads neighbouring rows: 512 contiguous bytes. Each lane issues its kVectorRowLoads loads
+//! before it uses the first; then each row's lanes fold their vectors and meet in a butterfly.
+template <class Traits>
+__global__ void __launch_bounds__(kTeamBlock)
+    vector_rows_kernel(VectorRowArgs<typename Traits::Elem> a) {
+  using T = typename Traits::Elem;
+  using Acc = typename Traits::Acc;
+  using Vec = device::Vec16<T>;
+  constexpr int kLoads = static_cast<int>(kVectorRowLoads);
+  constexpr bool kDot = Traits::kArrays == 2;
+  const unsigned team = 1u << a.team_log2;
+  const unsigned rank = threadIdx.x & (team - 1);
+  const std::size_t team_id =
+      (static_cast<std::size_t>(blockIdx.x) * kTeamBlock + threadIdx.x) >> a.team_log2;
+  const std::size_t teams = (static_cast<std::size_t>(gridDim.x) * kTeamBlock) >> a.team_log2;
+  const unsigned per_thread_mask = (1u << a.per_thread_log2) - 1;
+  const unsigned rows_per_pass = static_cast<unsigned>(kLoads) >> a.per_thread_log2;
+  // Load k reads vector (rank + (k % per_thread) x team) of the pass's row k / per_thread.
+  auto vector_of = [&](int k) { return rank + ((k & per_thread_mask) << a.team_log2); };
+  // Grid-uniform bounds: every lane reaches the butterflies.
+  for (std::size_t base = 0; base < a.rows; base += rows_per_pass * teams) {
+    uint4 rx[kLoads];
+    uint4 ry[kDot ? kLoads : 1];
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) {
+      const std::size_t row = base + (k >> a.per_thread_log2) * teams + team_id;
+      if (row < a.rows) {
+        const std::size_t at = row * a.pitch + vector_of(k) * Vec::kCount;
+        rx[k] = device::load16<TeamConfig::kHint>(a.x + at);
+        if constexpr (kDot) ry[k] = device::load16<TeamConfig::kHint>(a.y + at);
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < kLoads; ++j) {
+      if (static_cast<unsigned>(j) >= rows_per_pass) break;  // uniform
+      const std::size_t row = base + j * teams + team_id;
+      const bool valid = row < a.rows;
+      typename Traits::State state = Traits::start();
+#pragma unroll
+      for (int k = 0; k < kLoads; ++k) {
+        if ((k >> a.per_thread_log2) != j || !valid) continue;
+        const Vec vx = Vec::from(rx[k]);
+        const Vec vy = kDot ? Vec::from(ry[kDot ? k : 0]) : Vec{};
+        Traits::update_vector(state, vx.element, vy.element, vector_of(k) * Vec::kCount);
+      }
+      Acc acc = valid ? Traits::finish(state, a.x + row * a.pitch) : Traits::identity();
+      acc = device::team_reduce(acc, team, [](Acc p, Acc q) { return Traits::combine(p, q); });
+      if (valid && rank == 0) store_result<Traits>(a.out, row, acc, a.out_stride);
     }
   }
 }
@@ -208,8 +280,10 @@ struct BlockArgs {
   const T* y;  // dot only
   std::size_t num_segments;
   std::size_t size;             // elements per segment, > 0
+  std::size_t pitch;            // elements from one segment's start to the next's
   unsigned blocks_per_segment;  // 1, or a group per segment
-  void* out;                    // num_segments x Traits::Out
+  void* out;                    // num_segments x Traits::Out, out_stride apart
+  std::size_t out_stride;
   void* partials;               // groups: num_segments x blocks_per_segment Traits::Acc
   unsigned int* counters;       // groups: num_segments group counters, zero on entry and exit
 };
@@ -225,7 +299,7 @@ __global__ void __launch_bounds__(Config::kBlock)
   for (std::size_t unit = blockIdx.x; unit < units; unit += gridDim.x) {
     const std::size_t s = unit / members;
     const unsigned member = static_cast<unsigned>(unit % members);
-    Acc acc = block_reads_range<Traits, Config, kYVector>(a.x, a.y, s * a.size, a.size, member,
+    Acc acc = block_reads_range<Traits, Config, kYVector>(a.x, a.y, s * a.pitch, a.size, member,
                                                           members, warp_slots);
     bool last = members == 1;
     if (!last) {
@@ -234,7 +308,7 @@ __global__ void __launch_bounds__(Config::kBlock)
       last = last_member_folds<Traits, Config::kBlock>(acc, group, members, a.counters + s, members,
                                                        warp_slots);
     }
-    if (last && threadIdx.x == 0) store_result<Traits>(a.out, s, acc);
+    if (last && threadIdx.x == 0) store_result<Traits>(a.out, s, acc, a.out_stride);
     __syncthreads();  // warp_slots and the ticket's flag serve the next unit
   }
 }
@@ -380,6 +454,8 @@ template <class Traits, bool kYVector>
 struct SegmentBlocksTag {};
 template <class Traits, bool kYVector>
 struct LongSegmentsTag {};
+template <class Traits>
+struct VectorRowsTag {};
 
 //! The kernels of Traits (y read as vectors or not) and what the GPU holds of each.
 template <class Traits, bool kYVector>
@@ -402,20 +478,36 @@ struct SegmentKernels {
   }
 
   static void fixed(const typename Traits::Elem* x, const typename Traits::Elem* y,
-                    std::size_t num_segments, std::size_t size, void* out, const WorkspaceView& ws,
-                    cudaStream_t stream) {
-    const FixedSegmentPlan plan = plan_fixed_segments(
-        num_segments, size, sizeof(typename Traits::Elem), capacity(ws.device), kMaxGrid);
+                    std::size_t num_segments, std::size_t size, std::size_t pitch, void* out,
+                    std::size_t out_stride, const WorkspaceView& ws, cudaStream_t stream) {
+    using T = typename Traits::Elem;
+    auto aligned = [](const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15) == 0; };
+    // Only the kernels that read y as vectors take the vector rows (x and y both aligned).
+    const bool aligned_rows = kYVector && aligned(x) && (Traits::kArrays == 1 || aligned(y)) &&
+                              pitch * sizeof(T) % 16 == 0;
+    const FixedSegmentPlan plan = plan_fixed_segments(num_segments, size, sizeof(T),
+                                                      capacity(ws.device), kMaxGrid, aligned_rows);
+    if constexpr (kYVector) {
+      if (plan.path == SegmentPath::vector_rows) {
+        const VectorRowArgs<T> args{x,   y,          num_segments, pitch, plan.team_log2,
+                                    plan.per_thread_log2, out, out_stride};
+        launch_kernel<VectorRowsTag<Traits>>(vector_rows_kernel<Traits>, plan.grid, kTeamBlock,
+                                             stream, ws.device,
+                                             "launch of reducelab vector_rows_kernel", args);
+        return;
+      }
+    }
     if (plan.path == SegmentPath::teams) {
-      const TeamArgs<typename Traits::Elem> args{
-          x, y, num_segments, {nullptr, false, size}, out, ~std::size_t{0}, plan.group, nullptr};
+      const TeamArgs<typename Traits::Elem> args{x,          y,   num_segments, {nullptr, false, size, pitch},
+                                                 out,        out_stride, ~std::size_t{0},
+                                                 plan.group, nullptr};
       launch_kernel<SegmentTeamsTag<Traits, kYVector>>(
           teams, plan.grid, kTeamBlock, stream, ws.device,
           "launch of reducelab segment_teams_kernel", args);
     } else {
       const BlockArgs<typename Traits::Elem> args{
-          x, y, num_segments, size, plan.blocks_per_segment, out, ws.d_partials,
-          ws.d_group_counters};
+          x,          y,  num_segments, size, pitch, plan.blocks_per_segment, out, out_stride,
+          ws.d_partials, ws.d_group_counters};
       launch_kernel<SegmentBlocksTag<Traits, kYVector>>(
           blocks, plan.grid, BlockConfig::kBlock, stream, ws.device,
           "launch of reducelab segment_blocks_kernel", args);
@@ -428,7 +520,7 @@ struct SegmentKernels {
     const RaggedSegmentPlan plan =
         plan_ragged_segments(num_segments, capacity(ws.device), kMaxGrid);
     const TeamArgs<typename Traits::Elem> team_args{
-        x, y, num_segments, rows, out, kBlockSegmentMin, plan.group, ws.d_segment_flags};
+        x, y, num_segments, rows, out, 1, kBlockSegmentMin, plan.group, ws.d_segment_flags};
     launch_kernel<SegmentTeamsTag<Traits, kYVector>>(
         teams, plan.team_grid, kTeamBlock, stream, ws.device,
         "launch of reducelab segment_teams_kernel", team_args);
@@ -455,16 +547,19 @@ void with_segment_kernels(Op op, const T* x, const T* y, F&& f) {
   });
 }
 
+//! Fixed-size segments: segment s is x[s x pitch, s x pitch + segment_size) (pitch ==
+//! segment_size for a contiguous batch of rows; larger for a sliced view, any for the axis
+//! reduce), its result goes to d_out + s x out_stride results.
 template <class T>
 void launch_fixed_segments(Op op, const T* x, const T* y, std::size_t num_segments,
-                           std::size_t segment_size, void* d_out, const WorkspaceView& ws,
-                           cudaStream_t stream) {
+                           std::size_t segment_size, std::size_t pitch, void* d_out,
+                           std::size_t out_stride, const WorkspaceView& ws, cudaStream_t stream) {
   if (takes_scalar_path(num_segments, segment_size)) {
     launch_typed<T>(op, x, y, segment_size, d_out, ws, stream);  // the scalar reduce, instantiated
     return;                                                      // in instantiate_*.cu
   }
   with_segment_kernels(op, x, y, [&](auto kernels) {
-    kernels.fixed(x, y, num_segments, segment_size, d_out, ws, stream);
+    kernels.fixed(x, y, num_segments, segment_size, pitch, d_out, out_stride, ws, stream);
   });
 }
 
@@ -473,7 +568,7 @@ void launch_ragged_segments(Op op, const T* x, const T* y, std::size_t num_segme
                             const Offset* offsets, void* d_out, const WorkspaceView& ws,
                             cudaStream_t stream) {
   static_assert(std::is_same_v<Offset, std::int32_t> || std::is_same_v<Offset, std::int64_t>);
-  const SegmentRows rows{offsets, std::is_same_v<Offset, std::int64_t>, 0};
+  const SegmentRows rows{offsets, std::is_same_v<Offset, std::int64_t>, 0, 0};
   with_segment_kernels(
       op, x, y, [&](auto kernels) { kernels.ragged(x, y, num_segments, rows, d_out, ws, stream); });
 }
@@ -483,8 +578,9 @@ void launch_ragged_segments(Op op, const T* x, const T* y, std::size_t num_segme
 //! The explicit instantiations of the segmented launchers for T (instantiate_segmented_*.cu,
 //! inside namespace reducelab::detail).
 #define REDUCELAB_INSTANTIATE_SEGMENTED(T)                                                        \
-  template void launch_fixed_segments<T>(Op, const T*, const T*, std::size_t, std::size_t, void*, \
-                                         const WorkspaceView&, cudaStream_t);                     \
+  template void launch_fixed_segments<T>(Op, const T*, const T*, std::size_t, std::size_t,        \
+                                         std::size_t, void*, std::size_t, const WorkspaceView&,   \
+                                         cudaStream_t);                                           \
   template void launch_ragged_segments<T, std::int32_t>(Op, const T*, const T*, std::size_t,      \
                                                         const std::int32_t*, void*,               \
                                                         const WorkspaceView&, cudaStream_t);      \

@@ -19,6 +19,11 @@ namespace reducelab::detail {
 //! Largest grid the production kernel launches; the partials hold one 16-byte value per block.
 inline constexpr unsigned kMaxGrid = 8192;
 inline constexpr std::size_t kPartialBytes = 16;
+//! The partials region holds this many 16-byte slots: kMaxGrid for the production reduce and the
+//! segmented reduce, all of them for the strided axis kernel, whose blocks that split a reduction
+//! keep one partial per result they compute (axis_plan.hpp). 512 KB per workspace.
+inline constexpr std::size_t kPartialSlots = 32768;
+static_assert(kPartialSlots >= kMaxGrid);
 //! The block counter, alone in its 128-byte line, then the segmented reduce's flags word in the
 //! next line.
 inline constexpr std::size_t kHeaderBytes = 256;
@@ -37,7 +42,7 @@ struct WorkspaceView {
   //! last block of the second.
   unsigned int* d_segment_flags = nullptr;
   unsigned int* d_group_counters = nullptr;  //!< kMaxGrid counters, each reset by its last member
-  void* d_partials = nullptr;         //!< kMaxGrid x kPartialBytes
+  void* d_partials = nullptr;         //!< kPartialSlots x kPartialBytes
   //! 16 bytes of pinned host memory mapped into the device: the synchronous form's kernel writes
   //! its result here, so no copy follows the kernel. Null in a graph's workspace.
   void* h_result = nullptr;

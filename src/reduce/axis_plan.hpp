@@ -1,0 +1,112 @@
+#pragma once
+// The axis reduce's planner (include/reducelab/axis.hpp): the view in canonical form and the
+// kernel that reads it, decided on the host from the layout alone. Host-only code, so the CPU
+// tests check every decision.
+//
+// Canonical form (canonicalize_axes):
+//   1. size-1 axes are dropped: they change neither which elements a result reads nor the flat
+//      index within the reduced axes;
+//   2. the kept axes are ordered by input stride, largest first (any op: a kept axis only says
+//      where a result goes), and the reduced axes too when the op ignores positions (sum, min,
+//      max, dot); argmin/argmax keep the reduced axes in view order, since their index is the
+//      row-major flat index over them;
+//   3. neighbours that are one contiguous run are merged: stride[i] == stride[i + 1] x
+//      size[i + 1] (for kept axes also in the output).
+// A contiguous tensor's rows, columns and batches become rank 1 or 2 this way; a transposed
+// one's full reduction becomes one contiguous range.
+//
+// Paths (plan_path):
+//   - nothing: a kept axis of size 0 (no results);
+//   - scalar: no kept axis and one contiguous reduced range: the scalar reduce (launch.cuh);
+//   - rows: one contiguous reduced range per result and at most one kept axis: results `pitch`
+//     elements apart in x and `out_stride` apart in the output: the fixed-size segmented reduce
+//     (segmented.cuh; its thresholds are in segment_plan.hpp);
+//   - strided: anything else, column reductions in particular: axis_kernel (axis.cuh).
+//
+// The strided kernel (plan_strided): a block of kAxisBlock threads computes `columns` results,
+// `lanes` threads each (columns x lanes == kAxisBlock); a thread reads every lanes-th reduced
+// index of its result. Threads are laid out so that a warp's loads are contiguous where the
+// memory allows: consecutive threads take consecutive results when the innermost kept axis has
+// stride 1 (kept-major: a column reduction reads whole rows of columns), consecutive reduced
+// indices when the innermost reduced axis has stride 1 (reduced-major). When there are fewer
+// result blocks than the GPU holds, `splits` blocks share each block's results along the reduced
+// axes (gridDim.y): each writes a partial per result and the last of them folds them in order.
+//
+// THE THRESHOLDS below are first settings, to be swept on the H200 (issue 11); what each trades
+// is said beside it and the measurements are recorded here when taken.
+
+#include <cstddef>
+#include <cstdint>
+
+#include "reducelab/axis.hpp"
+
+namespace reducelab::detail {
+
+// ---- thresholds ------------------------------------------------------------------------------
+
+//! Threads per block of axis_kernel.
+inline constexpr unsigned kAxisBlock = 256;
+//! Results per block when the innermost kept axis is contiguous: 32 x 4-byte elements are one
+//! 128-byte line per warp row, so every line fetched is used whole.
+inline constexpr unsigned kAxisColumns = 32;
+//! A split along the reduced axes must leave every thread at least this many elements: below,
+//! the partials' store, ticket and fold cost more than the loads they spread.
+inline constexpr std::uint64_t kAxisMinPerThread = 16;
+
+// ---- canonical form -------------------------------------------------------------------------
+
+//! The view after canonicalize_axes: kept axes (outer to inner) with their input and output
+//! strides, reduced axes (outer to inner, the flat index's order) with their input strides.
+struct AxisView {
+  int kept_rank = 0;
+  std::int64_t kept_sizes[kMaxRank] = {};
+  std::int64_t kept_in[kMaxRank] = {};
+  std::int64_t kept_out[kMaxRank] = {};
+  int reduced_rank = 0;
+  std::int64_t reduced_sizes[kMaxRank] = {};
+  std::int64_t reduced_in[kMaxRank] = {};
+  std::uint64_t outputs = 1;  //!< results (product of the kept sizes)
+  std::uint64_t reduced = 1;  //!< elements per result (product of the reduced sizes)
+  std::uint64_t x_extent = 0;    //!< elements from d_x to one past the last one read; 0: none
+  std::uint64_t out_extent = 0;  //!< results from d_out to one past the last one written
+};
+
+//! Validates (x, axes, out) and returns the canonical view. `positions_matter`: the op's result
+//! depends on the order of the reduced axes (argmin, argmax). Throws reducelab::Error
+//! (invalid_argument) naming what is wrong.
+AxisView canonicalize_axes(const Layout& x, AxisMask axes, const Layout* out,
+                           bool positions_matter);
+
+// ---- paths ------------------------------------------------------------------------------------
+
+enum class AxisPath { nothing, scalar, rows, strided };
+
+AxisPath plan_path(const AxisView& view);
+
+//! The rows path's segments: `rows` results of `length` contiguous elements, row r at
+//! x + r x pitch, its result at out + r x out_stride.
+struct AxisRows {
+  std::uint64_t rows;
+  std::uint64_t length;
+  std::uint64_t pitch;
+  std::uint64_t out_stride;
+};
+AxisRows rows_of(const AxisView& view);
+
+// ---- the strided kernel's shape ----------------------------------------------------------------
+
+struct AxisKernelShape {
+  bool reduced_major = false;  //!< consecutive threads take consecutive reduced indices
+  unsigned columns = 1;        //!< results per block
+  unsigned lanes = kAxisBlock;  //!< threads per result
+  unsigned splits = 1;          //!< blocks along the reduced axes (gridDim.y)
+  std::uint64_t chunk = 0;      //!< reduced indices per split (the last may have fewer)
+  unsigned grid = 1;            //!< gridDim.x: result blocks (a grid-stride loop past it)
+};
+
+//! `resident_blocks`: blocks of axis_kernel the GPU holds at once; `partial_capacity`: partials
+//! (of the op's accumulator) the workspace holds; `max_groups`: its group counters.
+AxisKernelShape plan_strided(const AxisView& view, unsigned resident_blocks,
+                             std::uint64_t partial_capacity, unsigned max_groups);
+
+}  // namespace reducelab::detail

@@ -1,0 +1,227 @@
+// The axis reduce's planner (src/reduce/axis_plan.hpp) on the CPU: the canonical form (size-1
+// axes dropped, contiguous runs merged, kept axes ordered by stride, reduced axes kept in view
+// order for argmin/argmax), the path each shape takes, the strided kernel's shape and splits,
+// the extents the pointer checks use, and every layout error.
+
+#include <gtest/gtest.h>
+
+#include "reduce/axis_plan.hpp"
+#include "reducelab/axis.hpp"
+#include "reducelab/error.hpp"
+
+namespace reducelab::detail {
+namespace {
+
+constexpr unsigned kResident = 1056;      // 132 SMs x 8 blocks of 256 threads (H200)
+constexpr std::uint64_t kCapacity = 131072;  // 512 KB of 4-byte partials
+constexpr unsigned kGroups = 8192;
+
+AxisView canon(const Layout& x, AxisMask axes, bool positions = false,
+               const Layout* out = nullptr) {
+  return canonicalize_axes(x, axes, out, positions);
+}
+
+TEST(AxisPlan, ContiguousRowsAreTheSegmentedPath) {
+  const AxisView v = canon(Layout::contiguous({4194304, 32}), axis_mask({1}));
+  EXPECT_EQ(plan_path(v), AxisPath::rows);
+  const AxisRows rows = rows_of(v);
+  EXPECT_EQ(rows.rows, 4194304u);
+  EXPECT_EQ(rows.length, 32u);
+  EXPECT_EQ(rows.pitch, 32u);
+  EXPECT_EQ(rows.out_stride, 1u);
+  EXPECT_EQ(v.x_extent, 4194304u * 32u);
+  EXPECT_EQ(v.out_extent, 4194304u);
+}
+
+TEST(AxisPlan, LastAxisOfABatchMergesTheKeptAxes) {
+  const AxisView v = canon(Layout::contiguous({8, 16, 100}), axis_mask({-1}, 3));
+  EXPECT_EQ(plan_path(v), AxisPath::rows);
+  EXPECT_EQ(rows_of(v).rows, 128u);
+  EXPECT_EQ(rows_of(v).pitch, 100u);
+}
+
+TEST(AxisPlan, SlicedRowsKeepTheirPitchAndAStridedOutputItsStride) {
+  const Layout x = Layout::strided({1000, 33}, {40, 1});  // x[:, :33] of a 1000 x 40 array
+  const Layout out = Layout::strided({1000, 1}, {3, 1});  // keepdim, every third result
+  const AxisView v = canon(x, axis_mask({1}), false, &out);
+  ASSERT_EQ(plan_path(v), AxisPath::rows);
+  EXPECT_EQ(rows_of(v).pitch, 40u);
+  EXPECT_EQ(rows_of(v).out_stride, 3u);
+  EXPECT_EQ(v.x_extent, 999u * 40u + 33u);
+  EXPECT_EQ(v.out_extent, 999u * 3u + 1u);
+}
+
+TEST(AxisPlan, EverythingContiguousIsTheScalarPath) {
+  EXPECT_EQ(plan_path(canon(Layout::contiguous({64, 32, 8}), axis_mask({0, 1, 2}))),
+            AxisPath::scalar);
+  // A single element, with a mask that reduces it.
+  EXPECT_EQ(plan_path(canon(Layout::contiguous({1, 1}), axis_mask({0, 1}))), AxisPath::scalar);
+  // Size-1 axes kept or reduced do not matter.
+  EXPECT_EQ(plan_path(canon(Layout::contiguous({1, 4096, 1}), axis_mask({1}))), AxisPath::scalar);
+}
+
+TEST(AxisPlan, ATransposedFullReductionIsContiguousUnlessPositionsMatter) {
+  const Layout transposed = Layout::strided({300, 200}, {1, 300});
+  EXPECT_EQ(plan_path(canon(transposed, axis_mask({0, 1}))), AxisPath::scalar);
+  // argmin's index is row-major over the view's axes: the reduced axes keep their order.
+  const AxisView arg = canon(transposed, axis_mask({0, 1}), true);
+  EXPECT_EQ(plan_path(arg), AxisPath::strided);
+  ASSERT_EQ(arg.reduced_rank, 2);
+  EXPECT_EQ(arg.reduced_in[0], 1);
+  EXPECT_EQ(arg.reduced_in[1], 300);
+}
+
+TEST(AxisPlan, ColumnsAreTheStridedKernelReadingAlongTheKeptAxis) {
+  const AxisView v = canon(Layout::contiguous({131072, 1024}), axis_mask({0}));
+  ASSERT_EQ(plan_path(v), AxisPath::strided);
+  ASSERT_EQ(v.kept_rank, 1);
+  EXPECT_EQ(v.kept_in[0], 1);
+  EXPECT_EQ(v.reduced_in[0], 1024);
+  const AxisKernelShape s = plan_strided(v, kResident, kCapacity, kGroups);
+  EXPECT_FALSE(s.reduced_major);
+  EXPECT_EQ(s.columns, kAxisColumns);
+  EXPECT_EQ(s.columns * s.lanes, kAxisBlock);
+  EXPECT_EQ(s.grid, 1024u / kAxisColumns);
+  // Few result blocks: the reduced axis is split until the GPU is full.
+  EXPECT_GE(static_cast<std::uint64_t>(s.grid) * s.splits, kResident);
+  EXPECT_LE(static_cast<std::uint64_t>(s.grid) * s.columns * s.splits, kCapacity);
+  EXPECT_GE(static_cast<std::uint64_t>(s.splits) * s.chunk, v.reduced);
+  EXPECT_LT(static_cast<std::uint64_t>(s.splits - 1) * s.chunk, v.reduced);
+}
+
+TEST(AxisPlan, ManyColumnsNeedNoSplit) {
+  const AxisView v = canon(Layout::contiguous({32, 4194304}), axis_mask({0}));
+  const AxisKernelShape s = plan_strided(v, kResident, kCapacity, kGroups);
+  EXPECT_EQ(s.splits, 1u);
+  EXPECT_EQ(s.chunk, 32u);
+  EXPECT_EQ(s.grid, 4194304u / kAxisColumns);
+}
+
+TEST(AxisPlan, TwoColumnsSplitAsFarAsTheWorkAllows) {
+  const AxisView v = canon(Layout::contiguous({1 << 26, 2}), axis_mask({0}));
+  const AxisKernelShape s = plan_strided(v, kResident, kCapacity, kGroups);
+  EXPECT_EQ(s.columns, 2u);
+  EXPECT_EQ(s.lanes, 128u);
+  EXPECT_EQ(s.grid, 1u);
+  EXPECT_EQ(s.splits, kResident);
+  // Short columns: no thread gets fewer than kAxisMinPerThread elements from a split.
+  const AxisView short_columns = canon(Layout::contiguous({4096, 2}), axis_mask({0}));
+  const AxisKernelShape t = plan_strided(short_columns, kResident, kCapacity, kGroups);
+  EXPECT_EQ(t.splits, 4096u / (128u * kAxisMinPerThread));
+  // And never more partials than the workspace holds.
+  const AxisKernelShape u = plan_strided(v, kResident, 100, kGroups);
+  EXPECT_EQ(u.splits, 50u);
+}
+
+TEST(AxisPlan, AMiddleAxisKeepsTwoAxesAndReadsAlongTheInnerOne) {
+  const AxisView v = canon(Layout::contiguous({16, 1000, 64}), axis_mask({1}));
+  ASSERT_EQ(plan_path(v), AxisPath::strided);
+  ASSERT_EQ(v.kept_rank, 2);
+  EXPECT_EQ(v.kept_in[0], 64000);
+  EXPECT_EQ(v.kept_in[1], 1);
+  EXPECT_EQ(v.kept_out[0], 64);
+  EXPECT_EQ(v.kept_out[1], 1);
+  EXPECT_EQ(v.outputs, 1024u);
+  EXPECT_EQ(v.reduced, 1000u);
+}
+
+TEST(AxisPlan, RowsThatDoNotMergeAreReadByLanesTogether) {
+  // x[:, :, :50] of an 8 x 16 x 64 array, reducing the last axis: the kept axes do not merge.
+  const AxisView v = canon(Layout::strided({8, 16, 50}, {2048, 64, 1}), axis_mask({2}));
+  ASSERT_EQ(plan_path(v), AxisPath::strided);
+  const AxisKernelShape s = plan_strided(v, kResident, kCapacity, kGroups);
+  EXPECT_TRUE(s.reduced_major);
+  EXPECT_EQ(s.lanes, 64u);
+  EXPECT_EQ(s.columns, 4u);
+}
+
+TEST(AxisPlan, OuterAndInnerAxesReducedKeepTwoReducedAxes) {
+  const AxisView v = canon(Layout::contiguous({5, 7, 9}), axis_mask({0, 2}));
+  EXPECT_EQ(plan_path(v), AxisPath::strided);
+  EXPECT_EQ(v.reduced_rank, 2);
+  EXPECT_EQ(v.reduced, 45u);
+  EXPECT_EQ(v.outputs, 7u);
+}
+
+TEST(AxisPlan, ZeroSizes) {
+  // A kept axis of size 0: no results, nothing read.
+  const AxisView none = canon(Layout::contiguous({0, 5}), axis_mask({1}));
+  EXPECT_EQ(plan_path(none), AxisPath::nothing);
+  EXPECT_EQ(none.x_extent, 0u);
+  EXPECT_EQ(none.out_extent, 0u);
+  // A reduced axis of size 0: every result is empty, nothing is read.
+  const AxisView empty = canon(Layout::contiguous({5, 0}), axis_mask({1}));
+  EXPECT_EQ(plan_path(empty), AxisPath::strided);
+  EXPECT_EQ(empty.x_extent, 0u);
+  EXPECT_EQ(empty.out_extent, 5u);
+  EXPECT_EQ(plan_strided(empty, kResident, kCapacity, kGroups).splits, 1u);
+}
+
+TEST(AxisPlan, NoAxisReducedIsOneResultPerElement) {
+  const AxisView v = canon(Layout::contiguous({3, 4}), 0);
+  EXPECT_EQ(plan_path(v), AxisPath::strided);
+  EXPECT_EQ(v.outputs, 12u);
+  EXPECT_EQ(v.reduced, 1u);
+}
+
+TEST(AxisPlan, BroadcastAxes) {
+  // A row repeated 1000 times (stride 0): rows with pitch 0.
+  const AxisView v = canon(Layout::strided({1000, 64}, {0, 1}), axis_mask({1}));
+  ASSERT_EQ(plan_path(v), AxisPath::rows);
+  EXPECT_EQ(rows_of(v).pitch, 0u);
+  EXPECT_EQ(v.x_extent, 64u);
+}
+
+TEST(AxisPlan, Errors) {
+  auto expect_invalid = [](auto call, const char* text) {
+    try {
+      call();
+      ADD_FAILURE() << "no error; expected one mentioning " << text;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+      EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+    }
+  };
+  Layout nine;
+  nine.rank = 9;
+  expect_invalid([&] { canon(nine, 1); }, "rank 9");
+  expect_invalid([&] { canon(Layout::strided({4, 4}, {-4, 1}), 1); }, "negative stride");
+  Layout negative = Layout::contiguous({4, 4});
+  negative.sizes[1] = -1;
+  expect_invalid([&] { canon(negative, 1); }, "negative size");
+  expect_invalid([&] { canon(Layout::contiguous({4, 4}), axis_mask({2})); }, "axis 2");
+  const Layout wrong_rank = Layout::contiguous({4, 4, 4});
+  expect_invalid([&] { canon(Layout::contiguous({4, 4}), 1, false, &wrong_rank); }, "rank 3");
+  const Layout wrong_size = Layout::contiguous({5});
+  expect_invalid([&] { canon(Layout::contiguous({4, 4}), 1, false, &wrong_size); }, "size 5");
+  const Layout keepdim_wrong = Layout::contiguous({2, 4});
+  expect_invalid([&] { canon(Layout::contiguous({4, 4}), 1, false, &keepdim_wrong); },
+                 "size 1 in a keepdim");
+  const Layout zero_stride = Layout::strided({4}, {0});
+  expect_invalid([&] { canon(Layout::contiguous({4, 4}), 2, false, &zero_stride); }, "stride 0");
+  expect_invalid([&] { canon(Layout::strided({4, 4}, {std::int64_t{1} << 62, 1}), 1); },
+                 "exceeds 2^62");
+  expect_invalid([] { (void)axis_mask({1, 1}); }, "twice");
+  expect_invalid([] { (void)axis_mask({-1}); }, "give the rank");
+  expect_invalid([] { (void)axis_mask({3}, 3); }, "outside [-3, 3)");
+  expect_invalid([] { (void)Layout::strided({1, 2}, {1}); }, "2 sizes but 1 strides");
+}
+
+TEST(AxisPlan, ReducedLayout) {
+  const Layout x = Layout::contiguous({2, 3, 4});
+  const Layout dropped = reduced_layout(x, axis_mask({1}), false);
+  ASSERT_EQ(dropped.rank, 2);
+  EXPECT_EQ(dropped.sizes[0], 2);
+  EXPECT_EQ(dropped.sizes[1], 4);
+  EXPECT_EQ(dropped.strides[0], 4);
+  EXPECT_EQ(dropped.strides[1], 1);
+  const Layout kept = reduced_layout(x, axis_mask({1}), true);
+  ASSERT_EQ(kept.rank, 3);
+  EXPECT_EQ(kept.sizes[1], 1);
+  EXPECT_EQ(kept.strides[0], 4);
+  EXPECT_EQ(Layout::contiguous({2, 3, 4}).count(), 24);
+  EXPECT_EQ(Layout{}.count(), 1);
+}
+
+}  // namespace
+}  // namespace reducelab::detail
