@@ -3,8 +3,9 @@
 
     python3 scripts/plot.py RESULTS.json --out docs/img [--op sum] [--dtype f32]
                             [--ladder-n N] [--ladder-metric gbps|time] [--prefix h200-]
+    python3 scripts/plot.py AXIS-SWEEP.json [--axis-rows ROWS.png] [--axis-columns COLUMNS.png]
 
-writes three PNG files into --out:
+With --out, writes three PNG files into it:
 
 * ``bandwidth.png``: GB/s against N, one line per implementation, with the theoretical peak and
   the measured device-to-device copy bandwidth as ceilings;
@@ -12,6 +13,10 @@ writes three PNG files into --out:
   speedup over V0;
 * ``latency.png``: median time against N on log-log axes, with the launch-latency floor and the
   bandwidth floor (bytes / peak + one launch).
+
+With --axis-rows / --axis-columns, from the rows of a `reducelab sweep --axis-sweep rows|columns`
+file: GB/s of reducelab and CUB against the row length (2-D shapes reduced along axis 1) or
+against the kept columns (reduced along axis 0), under the same ceilings, to the file given.
 
 Every number drawn comes from the JSON file; nothing is typed in here. Rows whose status is not
 "ok" are skipped. The module is importable (``main(argv)`` and pure helpers such as
@@ -35,6 +40,12 @@ CONTEXT_FIELDS = ("gpu", "commit", "date", "peak_gbps")
 
 #: File names written by plot.py (before --prefix); render_readme.py links the same names.
 FIGURES = ("bandwidth", "ladder", "latency")
+
+#: The axis sweeps: (reduced axes of the 2-D shapes, x field of a row, x axis label, title).
+AXIS_SWEEPS = {
+    "rows": ("1", "reduced", "row length (elements reduced per result, axis 1)", "against row length"),
+    "columns": ("0", "kept", "kept columns (results, axis 0 reduced)", "against kept columns"),
+}
 
 #: Fixed figure geometry, so that every run gives the same pixel size (tests check it).
 FIG_SIZE_IN = (10.0, 6.0)
@@ -143,18 +154,27 @@ def implementations(rows):
     return [r["impl"] for r in sorted(first.values(), key=impl_rank)]
 
 
-def series(rows, impl):
-    """[(n, row)] of one implementation sorted by n; the first row wins if an n repeats."""
-    by_n = {}
+def series(rows, impl, x="n"):
+    """[(x, row)] of one implementation sorted by the field x (N unless told); the first row wins
+    if an x repeats."""
+    by_x = {}
     for r in rows:
         if r["impl"] == impl:
-            by_n.setdefault(r["n"], r)
-    return sorted(by_n.items())
+            by_x.setdefault(r[x], r)
+    return sorted(by_x.items())
 
 
-def sizes(rows):
-    """Sorted distinct N."""
-    return sorted({r["n"] for r in rows})
+def sizes(rows, x="n"):
+    """Sorted distinct N (or values of the field x)."""
+    return sorted({r[x] for r in rows})
+
+
+def axis_sweep_rows(rows, sweep):
+    """The rows of one axis sweep ("rows" or "columns"): 2-D shapes reduced along its axis, with
+    the x field it is drawn against. Files without axes (older ones, size sweeps) have none."""
+    axes, x = AXIS_SWEEPS[sweep][:2]
+    return [r for r in rows if r.get("axes") == axes and str(r.get("shape", "")).count("x") == 1
+            and isinstance(r.get(x), int) and r[x] > 0]
 
 
 def at_n(rows, n):
@@ -305,14 +325,14 @@ def _new_figure(context, source):
     return plt, fig, ax
 
 
-def _pow2_axis(ax, ns):
+def _pow2_axis(ax, ns, label="N (elements)"):
     """log2 x axis with ticks labelled 2^k."""
     ax.set_xscale("log", base=2)
     ticks = pow2_ticks(ns)
     ax.set_xticks(ticks)
     ax.set_xticklabels([f"$2^{{{t.bit_length() - 1}}}$" for t in ticks])
     ax.set_xlim(min(ns) / 1.3, max(ns) * 1.3)
-    ax.set_xlabel("N (elements)")
+    ax.set_xlabel(label)
 
 
 def _line_label(ax, text, y, color):
@@ -339,25 +359,39 @@ def _save(plt, fig, path):
     plt.close(fig)
 
 
-def plot_bandwidth(rows, context, op, dtype, path, source=""):
-    """GB/s against N per implementation, under the peak and copy ceilings."""
+def plot_bandwidth(rows, context, op, dtype, path, source="", x="n", x_label="N (elements)",
+                   against="against N", y_label="GB/s (bytes read / median time)"):
+    """GB/s against N (or the field x) per implementation, under the peak and copy ceilings."""
     plt, fig, ax = _new_figure(context, source)
     styles = _styles(rows)
     for impl in implementations(rows):
-        pts = series(rows, impl)
-        ax.plot([n for n, _ in pts], [r["gbps"] for _, r in pts], label=impl, markersize=4, **styles[impl])
+        pts = series(rows, impl, x)
+        ax.plot([v for v, _ in pts], [r["gbps"] for _, r in pts], label=impl, markersize=4, **styles[impl])
     for (label, gbps), style in zip(ceilings(context), ({"color": "tab:gray", "linestyle": ":"},
                                                          {"color": "tab:blue", "linestyle": "-."})):
         ax.axhline(gbps, linewidth=1.2, **style)
         _line_label(ax, label, gbps, style["color"])
-    _pow2_axis(ax, sizes(rows))
+    _pow2_axis(ax, sizes(rows, x), x_label)
     ax.set_ylim(0, max([c for _, c in ceilings(context)] + [r["gbps"] for r in rows]) * 1.1)
-    ax.set_ylabel("GB/s (bytes read / median time)")
-    ax.set_title(f"{context['gpu']}: {op} {dtype}, bandwidth against N")
+    ax.set_ylabel(y_label)
+    ax.set_title(f"{context['gpu']}: {op} {dtype}, bandwidth {against}")
     ax.grid(True, which="major", alpha=0.3)
     # Curves climb to the right and the ceiling labels sit top left: the middle left is free.
     ax.legend(loc="center left", fontsize=8, ncol=2)
     _save(plt, fig, path)
+
+
+def plot_axis_sweep(rows, context, op, dtype, sweep, path, source=""):
+    """GB/s of reducelab and CUB against the row length or the kept columns of an axis sweep."""
+    picked = axis_sweep_rows(rows, sweep)
+    if not picked:
+        raise ResultsError(f"no ok {op} {dtype} rows of an axis sweep of {sweep} "
+                           f"(reducelab sweep --axis-sweep {sweep})")
+    total = max(r["n"] for r in picked)
+    _, x, x_label, against = AXIS_SWEEPS[sweep]
+    plot_bandwidth(picked, context, op, dtype, path, source, x=x, x_label=x_label,
+                   against=f"{against}, N = {_tex_count(total)}",
+                   y_label="GB/s (bytes read and written / median time)")
 
 
 def plot_ladder(rows, context, op, dtype, n, path, source="", metric="gbps"):
@@ -424,17 +458,24 @@ def plot_latency(rows, context, op, dtype, path, source=""):
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="plot.py", description=__doc__.split("\n\n")[0])
     p.add_argument("results", help="JSON file written by `reducelab sweep --json`")
-    p.add_argument("--out", required=True, help="directory for the PNG files (created if missing)")
+    p.add_argument("--out", help="directory for the three PNG files of a size sweep (created if missing)")
     p.add_argument("--op", help="op to plot (default: the first in the file)")
     p.add_argument("--dtype", help="dtype to plot (default: the first in the file)")
     p.add_argument("--ladder-n", type=int, help="N of the ladder figure (default: largest N with V0 ok)")
     p.add_argument("--ladder-metric", choices=("gbps", "time"), default="gbps", help="bar height")
     p.add_argument("--prefix", default="", help="file name prefix, e.g. h200-")
-    return p.parse_args(argv)
+    p.add_argument("--axis-rows", metavar="PNG",
+                   help="GB/s against row length from a `sweep --axis-sweep rows` file, to this file")
+    p.add_argument("--axis-columns", metavar="PNG",
+                   help="GB/s against kept columns from a `sweep --axis-sweep columns` file, to this file")
+    args = p.parse_args(argv)
+    if not (args.out or args.axis_rows or args.axis_columns):
+        p.error("one of --out, --axis-rows and --axis-columns is required")
+    return args
 
 
 def main(argv=None):
-    """Writes the three figures; returns 0, or 2 after one line on stderr for unusable input."""
+    """Writes the figures asked for; returns 0, or 2 after one line on stderr for unusable input."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
     try:
         doc = load_results(args.results)
@@ -444,13 +485,22 @@ def main(argv=None):
         rows = select(results, op, dtype)
         if not rows:
             raise ResultsError(f"{args.results}: no ok rows for {op} {dtype}")
-        n = args.ladder_n if args.ladder_n is not None else default_ladder_n(rows)
-        os.makedirs(args.out, exist_ok=True)
-        names = figure_names(args.prefix)
-        paths = {f: os.path.join(args.out, name) for f, name in names.items()}
-        plot_bandwidth(rows, context, op, dtype, paths["bandwidth"], args.results)
-        plot_ladder(rows, context, op, dtype, n, paths["ladder"], args.results, args.ladder_metric)
-        plot_latency(rows, context, op, dtype, paths["latency"], args.results)
+        written = []
+        for sweep, path in (("rows", args.axis_rows), ("columns", args.axis_columns)):
+            if path:
+                if os.path.dirname(path):
+                    os.makedirs(os.path.dirname(path), exist_ok=True)
+                plot_axis_sweep(rows, context, op, dtype, sweep, path, args.results)
+                written.append(path)
+        if args.out:
+            n = args.ladder_n if args.ladder_n is not None else default_ladder_n(rows)
+            os.makedirs(args.out, exist_ok=True)
+            names = figure_names(args.prefix)
+            paths = {f: os.path.join(args.out, name) for f, name in names.items()}
+            plot_bandwidth(rows, context, op, dtype, paths["bandwidth"], args.results)
+            plot_ladder(rows, context, op, dtype, n, paths["ladder"], args.results, args.ladder_metric)
+            plot_latency(rows, context, op, dtype, paths["latency"], args.results)
+            written += [paths[f] for f in FIGURES]
     except ResultsError as e:
         print(f"plot.py: error: {e}", file=sys.stderr)
         return 2
@@ -458,10 +508,11 @@ def main(argv=None):
         print(f"plot.py: error: matplotlib is needed to draw ({e})", file=sys.stderr)
         return 2
     except OSError as e:
-        print(f"plot.py: error: cannot write {e.filename or args.out}: {e.strerror or e}", file=sys.stderr)
+        where = e.filename or args.out or args.axis_rows or args.axis_columns
+        print(f"plot.py: error: cannot write {where}: {e.strerror or e}", file=sys.stderr)
         return 2
-    for f in FIGURES:
-        print(paths[f])
+    for path in written:
+        print(path)
     return 0
 
 

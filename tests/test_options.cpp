@@ -5,8 +5,10 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/suite.hpp"
@@ -353,8 +355,6 @@ TEST(ParseSegments, FixedRaggedAndShape) {
   EXPECT_EQ(uniform.kind, bench::SegmentKind::ragged_uniform);
   EXPECT_EQ(uniform.text(), "ragged:uniform:1000:64");
 
-  EXPECT_EQ(parse_shape("4194304x32", 1).text(), "fixed:4194304x32");
-  EXPECT_EQ(parse_shape("64x1024", -1).text(), "fixed:64x1024");
 }
 
 TEST(ParseSegments, BadSpecsAreOneLineNamingTheSpec) {
@@ -374,8 +374,89 @@ TEST(ParseSegments, BadSpecsAreOneLineNamingTheSpec) {
       EXPECT_NE(what.find(std::string("'") + bad + "'"), std::string::npos) << what;
     }
   }
-  EXPECT_THROW(parse_shape("64x1024", 0), Error);
-  EXPECT_THROW(parse_shape("64", 1), Error);
+}
+
+// ---- N-d shapes and axes (bench --shape AxBxC --axis LIST, sweep --axis-sweep) ----------------
+
+TEST(ParseAxisShape, ShapesAndAxes) {
+  const bench::AxisShape rows = parse_axis_shape("4194304x32", "1");
+  EXPECT_EQ(rows.sizes, (std::vector<std::size_t>{4194304, 32}));
+  EXPECT_EQ(rows.mask, 2u);
+  EXPECT_EQ(rows.text(), "4194304x32");
+  EXPECT_EQ(rows.axes_text(), "1");
+  EXPECT_TRUE(rows.rows());
+  EXPECT_EQ(rows.segments().text(), "fixed:4194304x32");  // the segmented suite's shape
+
+  EXPECT_EQ(parse_axis_shape("64x1024", "-1").mask, 2u);  // the default: the last axis
+  EXPECT_EQ(parse_axis_shape("2^15 x 2^12", "0").text(), "32768x4096");
+  EXPECT_FALSE(parse_axis_shape("32768x4096", "0").rows());
+  const bench::AxisShape several = parse_axis_shape("8x16x32", "0, 2");
+  EXPECT_EQ(several.mask, 5u);
+  EXPECT_EQ(several.axes_text(), "0,2");
+  EXPECT_EQ(parse_axis_shape("8x16x32", "-3,-1").mask, 5u);
+  EXPECT_EQ(parse_axis_shape("2^27", "0").sizes.size(), 1u);
+  EXPECT_EQ(parse_axis_shape("1x2^27", "1").segments().text(), "fixed:1x134217728");
+  EXPECT_EQ(parse_axis_shape("2x2x2x2x2x2x2x2", "7").sizes.size(), 8u);
+}
+
+TEST(ParseAxisShape, BadShapesAndAxesAreOneLineNamingTheFlag) {
+  const std::pair<const char*, const char*> bad[] = {
+      {"64x", "1"},           {"x64", "0"},          {"64x0", "1"},
+      {"2^40x2^30", "1"},     {"1x1x1x1x1x1x1x1x1", "0"},  // rank 9
+      {"64x1024", "2"},       {"64x1024", "-3"},     {"64x1024", "0,0"},
+      {"64x1024", "1,-1"},    {"64x1024", ""},       {"64x1024", "a"},
+      {"64x1024", "1,"},      {"64x1024", "--1"},    {"64", "1"}};
+  for (const auto& [shape, axes] : bad) {
+    try {
+      parse_axis_shape(shape, axes);
+      ADD_FAILURE() << "'" << shape << "' --axis '" << axes << "' was accepted";
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+      EXPECT_EQ(what.rfind("reducelab: bad --", 0), 0u) << what;
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    }
+  }
+  auto message = [](const char* shape, const char* axes) {
+    try {
+      parse_axis_shape(shape, axes);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(message("64x1024", "2").find("axis 2 is out of range for the rank-2 --shape 64x1024 "
+                                         "(axes -2..1)"),
+            std::string::npos);
+  EXPECT_NE(message("64x1024", "1,-1").find("axis 1 is listed twice"), std::string::npos);
+  EXPECT_NE(message("1x1x1x1x1x1x1x1x1", "0").find("rank 9 is above 8"), std::string::npos);
+}
+
+TEST(ParseAxisShape, SweepsOfRowsAndColumns) {
+  const std::size_t total = std::size_t{1} << 27;
+  const auto rows = parse_axis_sweep("rows", total, std::nullopt, std::nullopt);
+  ASSERT_EQ(rows.size(), 26u);  // L = 2^2 .. 2^27
+  EXPECT_EQ(rows.front().text(), "33554432x4");
+  EXPECT_EQ(rows.back().text(), "1x134217728");
+  for (const bench::AxisShape& shape : rows) {
+    EXPECT_EQ(shape.axes_text(), "1");
+    EXPECT_TRUE(shape.rows());
+  }
+  const auto columns = parse_axis_sweep("columns", total, std::nullopt, std::nullopt);
+  ASSERT_EQ(columns.size(), 23u);  // K = 2^0 .. 2^22
+  EXPECT_EQ(columns.front().text(), "134217728x1");
+  EXPECT_EQ(columns.back().text(), "32x4194304");
+  EXPECT_EQ(columns.back().axes_text(), "0");
+  EXPECT_EQ(columns.back().results(), std::size_t{1} << 22);
+  EXPECT_FALSE(columns.back().rows());
+  const auto some = parse_axis_sweep("Columns", 1000, 3, 5);  // N / K rounds down
+  ASSERT_EQ(some.size(), 3u);
+  EXPECT_EQ(some.front().text(), "125x8");
+  EXPECT_EQ(some.back().text(), "31x32");
+  EXPECT_EQ(parse_axis_sweep("columns", 16, std::nullopt, std::nullopt).size(), 5u);  // to 2^4
+  EXPECT_THROW(parse_axis_sweep("diagonal", total, std::nullopt, std::nullopt), Error);
+  EXPECT_THROW(parse_axis_sweep("rows", total, 5, 4), Error);
+  EXPECT_THROW(parse_axis_sweep("rows", 1000, std::nullopt, 10), Error);  // 2^10 > 1000
 }
 
 TEST(ParseSegments, SweepSizesAtAFixedTotal) {

@@ -31,6 +31,7 @@ SCRIPTS = os.path.join(ROOT, "scripts")
 DATA = os.path.join(ROOT, "tests", "data")
 SWEEP = os.path.join(DATA, "sweep_fixture.json")
 BENCH = os.path.join(DATA, "bench_fixture.json")
+AXIS_SWEEP = os.path.join(DATA, "axis_sweep_fixture.json")
 sys.path.insert(0, SCRIPTS)
 
 import plot  # noqa: E402
@@ -202,6 +203,47 @@ class PlotRenderTest(TempDirTest):
         rc, _, stderr = quiet(plot.main, [SWEEP, "--out", self.tmp, "--op", "argmax"])
         self.assertEqual(rc, 2)
         self.assertIn("no ok rows for argmax f32", stderr)
+
+
+class AxisSweepPlotTest(TempDirTest):
+    def setUp(self):
+        super().setUp()
+        self.rows = plot.select(plot.load_results(AXIS_SWEEP)["results"], "sum", "f32")
+
+    def test_rows_are_drawn_against_row_length(self):
+        picked = plot.axis_sweep_rows(self.rows, "rows")
+        self.assertEqual(len(picked), 10)
+        self.assertEqual(plot.sizes(picked, "reduced"), [2**k for k in range(2, 11, 2)])
+        self.assertEqual([r["shape"] for _, r in plot.series(picked, "CUB", "reduced")][:2],
+                         ["262144x4", "65536x16"])
+
+    def test_columns_are_drawn_against_kept_columns_skipping_wrong_results(self):
+        picked = plot.axis_sweep_rows(self.rows, "columns")
+        self.assertEqual(plot.sizes(picked, "kept"), [2**k for k in range(0, 9, 2)])
+        self.assertEqual([k for k, _ in plot.series(picked, "reducelab", "kept")], [1, 4, 64, 256])
+        self.assertEqual(plot.axis_sweep_rows(plot.select(plot.load_results(SWEEP)["results"], "sum", "f32"),
+                                              "rows"), [])  # a size sweep has no axes
+
+    def test_renders_both_figures_to_the_paths_given(self):
+        rows_png = os.path.join(self.tmp, "results", "fx-axis-rows.png")
+        columns_png = os.path.join(self.tmp, "fx-axis-columns.png")
+        rc, stdout, stderr = quiet(plot.main, [AXIS_SWEEP, "--axis-rows", rows_png, "--axis-columns", columns_png])
+        self.assertEqual(rc, 0, stderr)
+        self.assertEqual(stdout.splitlines(), [rows_png, columns_png])
+        for path in (rows_png, columns_png):
+            PlotRenderTest.check_png(self, path)
+
+    def test_a_size_sweep_has_no_axis_rows(self):
+        rc, _, stderr = quiet(plot.main, [SWEEP, "--axis-columns", os.path.join(self.tmp, "c.png")])
+        self.assertEqual(rc, 2)
+        self.assertIn("--axis-sweep columns", stderr)
+        self.assertEqual(len(stderr.strip().splitlines()), 1, stderr)
+
+    def test_some_output_is_required(self):
+        proc = subprocess.run([sys.executable, os.path.join(SCRIPTS, "plot.py"), AXIS_SWEEP],
+                              capture_output=True, text=True)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("one of --out, --axis-rows and --axis-columns is required", proc.stderr)
 
 
 class PlotErrorTest(TempDirTest):

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "bench/axes.hpp"
 #include "common/cuda_check.hpp"
 #include "common/device_buffer.hpp"
 #include "reducelab/types.hpp"
@@ -26,15 +27,52 @@ struct Widen {
   }
 };
 
-template <class T, class Acc>
+// Where element i of the input sequence CUB reads lies in memory: i itself (contiguous), or
+// the strided element of an axis view (segment-major order, AxisWalk::offset).
+struct Contiguous {
+  template <class I>
+  __host__ __device__ I operator()(I i) const {
+    return i;
+  }
+  static const char* label() { return ""; }
+};
+
+struct Strided {
+  AxisWalk walk;
+  __host__ __device__ std::int64_t operator()(std::int64_t i) const { return walk.offset(i); }
+  static const char* label() { return " (strided iterator)"; }
+};
+
+template <class T, class Acc, class Map = Contiguous>
 struct DotTerm {
   const T* x;
   const T* y;
+  Map map{};
   template <class I>
   __device__ Acc operator()(I i) const {
-    return static_cast<Acc>(x[i]) * static_cast<Acc>(y[i]);
+    const auto at = map(i);
+    return static_cast<Acc>(x[at]) * static_cast<Acc>(y[at]);
   }
 };
+
+template <class T, class Map>
+struct Gather {
+  const T* x;
+  Map map;
+  __device__ T operator()(std::int64_t i) const { return x[map(i)]; }
+};
+
+// The values CUB reduces: x itself when contiguous (CUB's vectorized path), else an iterator
+// that gathers the strided elements, as CuPy would hand a non-contiguous axis to CUB.
+template <class T>
+const T* values(const T* x, const Contiguous&) {
+  return x;
+}
+template <class T>
+auto values(const T* x, const Strided& map) {
+  return thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0),
+                                         Gather<T, Strided>{x, map});
+}
 
 // CUB's two-phase call, shared by both baselines: a size query (CUB writes the bytes it needs and
 // launches nothing when d_temp is null) and the allocation, both before any timing, then every
@@ -142,32 +180,19 @@ struct SegmentStart {
   }
 };
 
-template <class T>
-class CubSegmentedImpl final : public CubCall<CubSegmentedImpl<T>, CubSegmentedReduce> {
-  friend class CubCall<CubSegmentedImpl<T>, CubSegmentedReduce>;
+template <class T, class Map>
+class CubSegmentedImpl final : public CubCall<CubSegmentedImpl<T, Map>, CubSegmentedReduce> {
+  friend class CubCall<CubSegmentedImpl<T, Map>, CubSegmentedReduce>;
 
  public:
   CubSegmentedImpl(Op op, std::size_t num_segments, std::size_t segment_size,
-                   const std::int64_t* d_offsets)
+                   const std::int64_t* d_offsets, Map map = {})
       : op_(op), segments_(num_segments),
-        start_{d_offsets, static_cast<std::int64_t>(segment_size)} {
+        start_{d_offsets, static_cast<std::int64_t>(segment_size)}, map_(map) {
     this->allocate_temp();
   }
 
-  std::string call() const override {
-    switch (op_) {
-      case Op::sum:
-        return std::is_same_v<sum_t<T>, T>
-                   ? "cub::DeviceSegmentedReduce::Sum"
-                   : "cub::DeviceSegmentedReduce::Reduce (widen, +)";
-      case Op::min: return "cub::DeviceSegmentedReduce::Min";
-      case Op::max: return "cub::DeviceSegmentedReduce::Max";
-      case Op::dot: return "cub::DeviceSegmentedReduce::Reduce (x*y, +)";
-      case Op::argmin: return "cub::DeviceSegmentedReduce::ArgMin";
-      case Op::argmax: return "cub::DeviceSegmentedReduce::ArgMax";
-    }
-    return "cub";
-  }
+  std::string call() const override { return entry() + std::string(Map::label()); }
 
   std::size_t result_bytes() const override {
     switch (op_) {
@@ -197,9 +222,23 @@ class CubSegmentedImpl final : public CubCall<CubSegmentedImpl<T>, CubSegmentedR
  private:
   using Pair = cub::KeyValuePair<int, T>;
 
+  const char* entry() const {
+    switch (op_) {
+      case Op::sum:
+        return std::is_same_v<sum_t<T>, T> ? "cub::DeviceSegmentedReduce::Sum"
+                                           : "cub::DeviceSegmentedReduce::Reduce (widen, +)";
+      case Op::min: return "cub::DeviceSegmentedReduce::Min";
+      case Op::max: return "cub::DeviceSegmentedReduce::Max";
+      case Op::dot: return "cub::DeviceSegmentedReduce::Reduce (x*y, +)";
+      case Op::argmin: return "cub::DeviceSegmentedReduce::ArgMin";
+      case Op::argmax: return "cub::DeviceSegmentedReduce::ArgMax";
+    }
+    return "cub";
+  }
+
   void dispatch(void* temp, const void* d_x, const void* d_y, void* d_out, cudaStream_t stream) {
     using Acc = sum_t<T>;
-    const T* x = static_cast<const T*>(d_x);
+    const auto x = values(static_cast<const T*>(d_x), map_);
     const T* y = static_cast<const T*>(d_y);
     const auto begin = thrust::make_transform_iterator(
         thrust::counting_iterator<std::int64_t>(0), start_);
@@ -221,8 +260,9 @@ class CubSegmentedImpl final : public CubCall<CubSegmentedImpl<T>, CubSegmentedR
       case Op::dot:
         status = cub::DeviceSegmentedReduce::Reduce(
             temp, bytes,
-            thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0),
-                                            DotTerm<T, Acc>{x, y}),
+            thrust::make_transform_iterator(
+                thrust::counting_iterator<std::int64_t>(0),
+                DotTerm<T, Acc, Map>{static_cast<const T*>(d_x), y, map_}),
             static_cast<Acc*>(d_out), n, begin, end, cuda::std::plus<Acc>{}, Acc{0}, stream);
         break;
       case Op::min:
@@ -248,6 +288,7 @@ class CubSegmentedImpl final : public CubCall<CubSegmentedImpl<T>, CubSegmentedR
   Op op_;
   std::size_t segments_;
   SegmentStart start_;
+  Map map_;
 };
 
 }  // namespace
@@ -265,7 +306,18 @@ std::unique_ptr<CubSegmentedReduce> make_cub_segmented_reduce(Op op, DType dtype
                                                               const std::int64_t* d_offsets) {
   return dispatch_dtype(dtype, [&](auto value) -> std::unique_ptr<CubSegmentedReduce> {
     using T = decltype(value);
-    return std::make_unique<CubSegmentedImpl<T>>(op, num_segments, segment_size, d_offsets);
+    return std::make_unique<CubSegmentedImpl<T, Contiguous>>(op, num_segments, segment_size,
+                                                             d_offsets);
+  });
+}
+
+std::unique_ptr<CubSegmentedReduce> make_cub_strided_reduce(Op op, DType dtype,
+                                                            const AxisWalk& walk,
+                                                            std::size_t results) {
+  return dispatch_dtype(dtype, [&](auto value) -> std::unique_ptr<CubSegmentedReduce> {
+    using T = decltype(value);
+    return std::make_unique<CubSegmentedImpl<T, Strided>>(
+        op, results, static_cast<std::size_t>(walk.reduced_count), nullptr, Strided{walk});
   });
 }
 

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "bench/axes.hpp"
 #include "reducelab/dtype.hpp"
 #include "reducelab/op.hpp"
 
@@ -53,5 +54,14 @@ std::unique_ptr<CubSegmentedReduce> make_cub_segmented_reduce(Op op, DType dtype
                                                               std::size_t num_segments,
                                                               std::size_t segment_size,
                                                               const std::int64_t* d_offsets);
+
+//! The same reductions over an axis view that is not rows (columns, a middle axis, several axes):
+//! `results` segments of walk.reduced_count elements, CUB reading x (and y) through a transform
+//! of a counting iterator that maps the segment-major index to the strided element
+//! (AxisWalk::offset), the offsets a counting iterator times walk.reduced_count. The way CuPy
+//! hands a non-contiguous axis to CUB; call() says "(strided iterator)".
+std::unique_ptr<CubSegmentedReduce> make_cub_strided_reduce(Op op, DType dtype,
+                                                            const AxisWalk& walk,
+                                                            std::size_t results);
 
 }  // namespace reducelab::bench

@@ -56,11 +56,11 @@ std::string escape_markdown(const std::string& text) {
 
 std::string render_table(const std::vector<Measurement>& rows) {
   // Group rows by problem, keeping first-seen order.
-  using Key = std::tuple<std::string, std::string, std::size_t, std::string>;
+  using Key = std::tuple<std::string, std::string, std::size_t, std::string, std::string>;
   std::vector<Key> keys;
   std::map<Key, std::vector<const Measurement*>> groups;
   for (const Measurement& m : rows) {
-    const auto key = std::make_tuple(m.op, m.dtype, m.n, m.shape);
+    const auto key = std::make_tuple(m.op, m.dtype, m.n, m.shape, m.axes);
     if (!groups.count(key)) keys.push_back(key);
     groups[key].push_back(&m);
   }
@@ -75,7 +75,11 @@ std::string render_table(const std::vector<Measurement>& rows) {
     }
     out << "\n" << std::get<0>(key) << " " << std::get<1>(key) << ", N = "
         << format_count(std::get<2>(key));
-    if (!std::get<3>(key).empty()) out << ", segments " << std::get<3>(key);
+    if (!std::get<4>(key).empty()) {
+      out << ", shape " << std::get<3>(key) << " reduced along axes " << std::get<4>(key);
+    } else if (!std::get<3>(key).empty()) {
+      out << ", segments " << std::get<3>(key);
+    }
     out << " (" << format_bytes(group.front()->bytes)
         << (std::get<3>(key).empty() ? " read" : " read and written") << ")\n\n";
     out << "| impl | change | median | noise | GB/s | % of peak |"
@@ -112,7 +116,8 @@ std::string csv_field(const std::string& text) {
 
 void write_csv(std::ostream& out, const Context& c, const std::vector<Measurement>& rows) {
   out << "gpu,driver,cuda_runtime,commit,date,l2_policy,impl,kind,op,dtype,n,bytes,samples,"
-         "median_us,mean_us,min_us,max_us,noise_pct,gbps,peak_pct,peak_gbps,status,shape\n";
+         "median_us,mean_us,min_us,max_us,noise_pct,gbps,peak_pct,peak_gbps,status,shape,axes,kept,"
+         "reduced\n";
   for (const Measurement& m : rows) {
     out << csv_field(c.device.name) << ',' << csv_field(c.device.driver) << ','
         << c.device.cuda_runtime << ',' << csv_field(c.commit) << ',' << c.date << ','
@@ -123,7 +128,8 @@ void write_csv(std::ostream& out, const Context& c, const std::vector<Measuremen
         << ',' << printf_string("%.3f", m.time.max_us) << ','
         << printf_string("%.2f", m.time.noise_pct) << ',' << printf_string("%.1f", m.gbps) << ','
         << printf_string("%.2f", m.peak_pct) << ',' << printf_string("%.1f", c.device.peak_gbps)
-        << ',' << csv_field(m.status) << ',' << csv_field(m.shape) << '\n';
+        << ',' << csv_field(m.status) << ',' << csv_field(m.shape) << ',' << csv_field(m.axes)
+        << ',' << m.kept << ',' << m.reduced << '\n';
   }
 }
 
@@ -170,7 +176,10 @@ nlohmann::json to_json(const Context& c, const std::vector<Measurement>& rows) {
                        {"gbps", m.gbps},
                        {"peak_pct", m.peak_pct},
                        {"status", m.status},
-                       {"shape", m.shape}});
+                       {"shape", m.shape},
+                       {"axes", m.axes},
+                       {"kept", m.kept},
+                       {"reduced", m.reduced}});
   }
   return {{"schema", "reducelab.results/1"}, {"context", context}, {"results", results}};
 }

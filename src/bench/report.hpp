@@ -27,7 +27,11 @@ struct Measurement {
   double gbps = 0;
   double peak_pct = 0;  //!< of the theoretical peak (DeviceInfo::peak_gbps)
   std::string status = "ok";  //!< "ok", or why the result was not timed
-  std::string shape;  //!< segmented rows: the segments' spec ("fixed:4194304x32"); else empty
+  std::string shape;  //!< segmented rows: the segments' spec ("fixed:4194304x32"); axis rows:
+                      //!< the array's shape ("32768x4096"); else empty
+  std::string axes;   //!< axis rows: the reduced axes ("0", "0,2"); else empty
+  std::size_t kept = 0;     //!< segmented and axis rows: results (segments, kept indices)
+  std::size_t reduced = 0;  //!< fixed segments and axis rows: elements per result; else 0
 };
 
 //! Where and how the measurements were taken; written into every CSV row and JSON file.

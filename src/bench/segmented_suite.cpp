@@ -11,12 +11,14 @@
 #include <string>
 #include <thread>
 
+#include "bench/axis_reference.hpp"
 #include "bench/cub_baseline.hpp"
 #include "bench/random.hpp"
 #include "bench/reference.hpp"
 #include "bench/timer.hpp"
 #include "common/cuda_check.hpp"
 #include "common/device_buffer.hpp"
+#include "reducelab/axis.hpp"
 #include "reducelab/error.hpp"
 #include "reducelab/segmented.hpp"
 #include "reducelab/types.hpp"
@@ -101,141 +103,261 @@ std::size_t largest_segment(const std::vector<std::int64_t>& offsets) {
   return static_cast<std::size_t>(largest);
 }
 
+// The random inputs of one problem on the host, and the copies on the device that the timed
+// calls rotate through (a cold L2).
 template <class T>
-std::vector<Measurement> run_shape(const SuiteConfig& config, const SegmentSpec& shape,
-                                   const std::vector<std::int64_t>& offsets,
-                                   const DeviceInfo& device, cudaStream_t stream,
-                                   const Progress& progress) {
-  const int arrays = input_arrays(config.op);
-  const std::size_t count = shape.count;
-  const std::size_t n = static_cast<std::size_t>(offsets.back());
-  const std::size_t copies = detail::input_copies(n * sizeof(T) * arrays, device);
-  const std::size_t stride = detail::round_up(std::max<std::size_t>(n, 1) * sizeof(T), kCopyAlign) / sizeof(T);
-  const std::size_t result_size = reducelab::result_size(config.op, config.dtype);
+struct Inputs {
+  Inputs(const SuiteConfig& config, std::size_t n, const DeviceInfo& device)
+      : arrays(input_arrays(config.op)),
+        copies(detail::input_copies(n * sizeof(T) * arrays, device)),
+        stride(detail::round_up(std::max<std::size_t>(n, 1) * sizeof(T), kCopyAlign) / sizeof(T)),
+        hx(random_vector<T>(n, config.seed, Distribution::uniform)),
+        dx(stride * copies),
+        dy(arrays == 2 ? stride * copies : 0) {
+    if (arrays == 2) hy = random_vector<T>(n, config.seed + 1, Distribution::uniform);
+    detail::upload_copies(dx.data(), hx.data(), n * sizeof(T), stride * sizeof(T), copies);
+    if (arrays == 2)
+      detail::upload_copies(dy.data(), hy.data(), n * sizeof(T), stride * sizeof(T), copies);
+  }
+  const T* host_y() const { return hy.empty() ? nullptr : hy.data(); }
 
-  std::vector<T> hx = random_vector<T>(n, config.seed, Distribution::uniform);
+  int arrays;
+  std::size_t copies;
+  std::size_t stride;  // elements between copies
+  std::vector<T> hx;
   std::vector<T> hy;
-  if (arrays == 2) hy = random_vector<T>(n, config.seed + 1, Distribution::uniform);
-  const std::vector<Reference<T>> refs =
-      segment_references(config.op, hx.data(), hy.empty() ? nullptr : hy.data(), offsets);
+  DeviceBuffer<T> dx;
+  DeviceBuffer<T> dy;
+};
 
-  DeviceBuffer<T> dx(stride * copies);
-  DeviceBuffer<T> dy(arrays == 2 ? stride * copies : 0);
-  detail::upload_copies(dx.data(), hx.data(), n * sizeof(T), stride * sizeof(T), copies);
-  if (arrays == 2)
-    detail::upload_copies(dy.data(), hy.data(), n * sizeof(T), stride * sizeof(T), copies);
-  DeviceBuffer<std::int64_t> d_offsets(shape.ragged() ? offsets.size() : 0);
-  if (shape.ragged())
-    REDUCELAB_CUDA_CHECK(cudaMemcpy(d_offsets.data(), offsets.data(),
-                                    offsets.size() * sizeof(std::int64_t), cudaMemcpyHostToDevice));
-  DeviceBuffer<unsigned char> d_results(std::max<std::size_t>(count, 1) * kSlotBytes);
+// Throws unless the inputs, their copies, `extra` bytes and the results fit in free memory.
+void require_memory(const SuiteConfig& config, std::size_t n, std::size_t results,
+                    std::size_t extra, const DeviceInfo& device, const std::string& what) {
+  const std::size_t element = size_of(config.dtype);
+  const int arrays = input_arrays(config.op);
+  const std::size_t copies = detail::input_copies(n * element * arrays, device);
+  const std::size_t needed =
+      detail::round_up(std::max<std::size_t>(n, 1) * element, kCopyAlign) * copies * arrays +
+      extra + std::max<std::size_t>(results, 1) * kSlotBytes + (std::size_t{64} << 20);
+  detail::require_free_memory(needed, what + " " + std::string(to_string(config.dtype)) + " " +
+                                          std::string(to_string(config.op)));
+}
 
-  std::vector<SegmentedCandidate> candidates;
-  std::shared_ptr<CubSegmentedReduce> cub;
-  // CUB's ArgMin/ArgMax give int indices; its other entries take the int64 offsets.
-  const bool cub_fits = !(config.op == Op::argmin || config.op == Op::argmax) ||
-                        largest_segment(offsets) <= static_cast<std::size_t>(INT_MAX);
-  if (config.cub && cub_fits) {
-    cub = make_cub_segmented_reduce(config.op, config.dtype, count, shape.size,
-                                    shape.ragged() ? d_offsets.data() : nullptr);
-    candidates.push_back(
-        {"CUB", "cub", cub->call(), cub->result_bytes(), false,
-         [cub](const void* x, const void* y, void* out, cudaStream_t s) { cub->run(x, y, out, s); },
-         [cub](const unsigned char* results, std::size_t s, unsigned char* slot) {
-           cub->to_slot(results, s, slot);
-         }});
-  }
-  if (config.production) {
-    const Op op = config.op;
-    const DType dtype = config.dtype;
-    const std::size_t size = shape.size;
-    const std::int64_t* offsets_ptr = shape.ragged() ? d_offsets.data() : nullptr;
-    candidates.push_back(
-        {"reducelab", "production",
-         "reducelab::reduce_segments (" + std::string(shape.ragged() ? "int64 offsets" : "fixed size") + ")",
-         result_size, true,
-         [=](const void* x, const void* y, void* out, cudaStream_t s) {
-           const void* second = input_arrays(op) == 2 ? y : nullptr;
-           if (offsets_ptr != nullptr) {
-             reducelab::reduce_segments(op, dtype, x, second, count, offsets_ptr, out, s);
-           } else {
-             reducelab::reduce_segments(op, dtype, x, second, count, size, out, s);
-           }
-         },
-         [result_size](const unsigned char* results, std::size_t s, unsigned char* slot) {
-           std::memcpy(slot, results + s * result_size, result_size);
-         }});
-  }
-
-  auto row = [&](const std::string& impl, const std::string& kind, const std::string& change) {
-    Measurement m;
-    m.impl = impl;
-    m.kind = kind;
-    m.change = change;
-    m.op = std::string(to_string(config.op));
-    m.dtype = std::string(to_string(config.dtype));
-    m.n = n;
-    m.shape = shape.text();
-    // Read: every input element once and, for ragged segments, the offsets; written: the results.
-    m.bytes = static_cast<double>(n * sizeof(T) * arrays) +
-              (shape.ragged() ? static_cast<double>(offsets.size() * sizeof(std::int64_t)) : 0.0) +
-              static_cast<double>(count * result_size);
-    return m;
-  };
-  std::vector<Measurement> rows;
-  if (config.cub && !cub_fits) {
-    Measurement m = row("CUB", "cub", "cub::DeviceSegmentedReduce::" +
-                                          std::string(config.op == Op::argmin ? "ArgMin" : "ArgMax"));
-    m.status = "not run: CUB's segmented " + m.op + " gives int indices and a segment exceeds 2^31 - 1";
+// CUB's candidate, or (in `rows`) why it is not run: its ArgMin/ArgMax give int indices.
+void add_cub(const SuiteConfig& config, std::size_t largest, const Measurement& row,
+             const std::function<std::shared_ptr<CubSegmentedReduce>()>& make,
+             std::vector<SegmentedCandidate>& candidates, std::vector<Measurement>& rows) {
+  if (!config.cub) return;
+  const bool arg = config.op == Op::argmin || config.op == Op::argmax;
+  if (arg && largest > static_cast<std::size_t>(INT_MAX)) {
+    Measurement m = row;
+    m.impl = "CUB";
+    m.kind = "cub";
+    m.change = "cub::DeviceSegmentedReduce::" +
+               std::string(config.op == Op::argmin ? "ArgMin" : "ArgMax");
+    m.status =
+        "not run: CUB's segmented " + m.op + " gives int indices and a segment exceeds 2^31 - 1";
     rows.push_back(m);
+    return;
   }
+  std::shared_ptr<CubSegmentedReduce> cub = make();
+  candidates.push_back(
+      {"CUB", "cub", cub->call(), cub->result_bytes(), false,
+       [cub](const void* x, const void* y, void* out, cudaStream_t s) { cub->run(x, y, out, s); },
+       [cub](const unsigned char* results, std::size_t s, unsigned char* slot) {
+         cub->to_slot(results, s, slot);
+       }});
+}
+
+using Call = std::function<void(const void*, const void*, void*, cudaStream_t)>;
+
+// reducelab's candidate: `call` gets y only for an op that reads it; results in its own layout.
+SegmentedCandidate production(const SuiteConfig& config, std::string change, Call call) {
+  const std::size_t result_size = reducelab::result_size(config.op, config.dtype);
+  const bool reads_y = input_arrays(config.op) == 2;
+  return {"reducelab", "production", std::move(change), result_size, true,
+          [call, reads_y](const void* x, const void* y, void* out, cudaStream_t s) {
+            call(x, reads_y ? y : nullptr, out, s);
+          },
+          [result_size](const unsigned char* results, std::size_t s, unsigned char* slot) {
+            std::memcpy(slot, results + s * result_size, result_size);
+          }};
+}
+
+// reducelab::reduce_axes over the contiguous view of `shape`.
+SegmentedCandidate reduce_axes_candidate(const SuiteConfig& config, const AxisShape& shape) {
+  const Op op = config.op;
+  const DType dtype = config.dtype;
+  const Layout layout = shape.layout();
+  const AxisMask mask = shape.mask;
+  return production(config, "reducelab::reduce_axes",
+                    [=](const void* x, const void* y, void* out, cudaStream_t s) {
+                      reducelab::reduce_axes(op, dtype, x, y, layout, mask, out, nullptr, s);
+                    });
+}
+
+// The row every candidate's measurement starts from: the problem, and its bytes (every input
+// element read once, `extra` bytes read besides, every result written).
+Measurement problem_row(const SuiteConfig& config, std::size_t n, std::size_t results,
+                        double extra) {
+  Measurement m;
+  m.op = std::string(to_string(config.op));
+  m.dtype = std::string(to_string(config.dtype));
+  m.n = n;
+  m.kept = results;
+  m.bytes = static_cast<double>(n * size_of(config.dtype) * input_arrays(config.op)) + extra +
+            static_cast<double>(results * reducelab::result_size(config.op, config.dtype));
+  return m;
+}
+
+// Each candidate correct first: the results poisoned, one run, every result compared with its
+// reference; then the right ones timed. Rows are appended to `rows`.
+template <class T>
+void check_then_time_all(const SuiteConfig& config, const Inputs<T>& in,
+                         const std::vector<Reference<T>>& refs,
+                         const std::vector<SegmentedCandidate>& candidates, const Measurement& row,
+                         const DeviceInfo& device, cudaStream_t stream, const Progress& progress,
+                         std::vector<Measurement>& rows) {
+  const std::size_t count = refs.size();
+  DeviceBuffer<unsigned char> d_results(std::max<std::size_t>(count, 1) * kSlotBytes);
   std::vector<unsigned char> host_results;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const SegmentedCandidate& c = candidates[i];
-    Measurement m = row(c.impl, c.kind, c.change);
-
-    // Correct first: poison the results, run once, compare every segment with its reference.
+    Measurement m = row;
+    m.impl = c.impl;
+    m.kind = c.kind;
+    m.change = c.change;
     host_results.assign(count * c.result_bytes, 0);
     detail::Trial trial;
     trial.d_out = d_results.data();
     trial.poison_bytes = d_results.size();
     trial.host = host_results.data();
     trial.host_bytes = host_results.size();
-    trial.copies = copies;
-    trial.checked = [&](cudaStream_t s) { c.call(dx.data(), dy.data(), d_results.data(), s); };
+    trial.copies = in.copies;
+    trial.checked = [&](cudaStream_t s) {
+      c.call(in.dx.data(), in.dy.data(), d_results.data(), s);
+    };
     trial.timed = [&](std::size_t k, cudaStream_t s) {
-      c.call(dx.data() + k * stride, arrays == 2 ? dy.data() + k * stride : nullptr,
+      c.call(in.dx.data() + k * in.stride, in.arrays == 2 ? in.dy.data() + k * in.stride : nullptr,
              d_results.data(), s);
     };
     trial.check = [&] { return check_segments(refs, host_results, c); };
     detail::check_then_time(trial, config, device, m, stream);
     rows.push_back(m);
-    if (progress) progress(detail::progress_line(i + 1, candidates.size(), m, m.shape));
+    const std::string problem = m.axes.empty() ? m.shape : m.shape + " axes " + m.axes;
+    if (progress) progress(detail::progress_line(i + 1, candidates.size(), m, problem));
   }
+}
+
+// Segments of `shape`; reducelab's row calls reduce_axes over `axes` when given (the same rows
+// as a row-major array), else reduce_segments.
+template <class T>
+std::vector<Measurement> run_shape(const SuiteConfig& config, const SegmentSpec& shape,
+                                   const std::vector<std::int64_t>& offsets,
+                                   const AxisShape* axes, const DeviceInfo& device,
+                                   cudaStream_t stream, const Progress& progress) {
+  const std::size_t count = shape.count;
+  const std::size_t n = static_cast<std::size_t>(offsets.back());
+  const Inputs<T> in(config, n, device);
+  const std::vector<Reference<T>> refs =
+      segment_references(config.op, in.hx.data(), in.host_y(), offsets);
+  DeviceBuffer<std::int64_t> d_offsets(shape.ragged() ? offsets.size() : 0);
+  if (shape.ragged())
+    REDUCELAB_CUDA_CHECK(cudaMemcpy(d_offsets.data(), offsets.data(),
+                                    offsets.size() * sizeof(std::int64_t), cudaMemcpyHostToDevice));
+  const std::int64_t* offsets_ptr = shape.ragged() ? d_offsets.data() : nullptr;
+
+  // Read besides the inputs: the offsets of ragged segments.
+  Measurement row = problem_row(
+      config, n, count,
+      shape.ragged() ? static_cast<double>(offsets.size() * sizeof(std::int64_t)) : 0.0);
+  row.shape = axes != nullptr ? axes->text() : shape.text();
+  row.axes = axes != nullptr ? axes->axes_text() : "";
+  row.reduced = shape.ragged() ? 0 : shape.size;
+
+  std::vector<SegmentedCandidate> candidates;
+  std::vector<Measurement> rows;
+  add_cub(config, largest_segment(offsets), row,
+          [&] {
+            return make_cub_segmented_reduce(config.op, config.dtype, count, shape.size,
+                                             offsets_ptr);
+          },
+          candidates, rows);
+  if (config.production && axes != nullptr) {
+    candidates.push_back(reduce_axes_candidate(config, *axes));
+  } else if (config.production) {
+    const Op op = config.op;
+    const DType dtype = config.dtype;
+    const std::size_t size = shape.size;
+    candidates.push_back(production(
+        config,
+        "reducelab::reduce_segments (" +
+            std::string(shape.ragged() ? "int64 offsets" : "fixed size") + ")",
+        [=](const void* x, const void* y, void* out, cudaStream_t s) {
+          if (offsets_ptr != nullptr) {
+            reducelab::reduce_segments(op, dtype, x, y, count, offsets_ptr, out, s);
+          } else {
+            reducelab::reduce_segments(op, dtype, x, y, count, size, out, s);
+          }
+        }));
+  }
+  check_then_time_all(config, in, refs, candidates, row, device, stream, progress, rows);
+  return rows;
+}
+
+// An axis set that is not rows: reduce_axes against CUB through a strided iterator.
+template <class T>
+std::vector<Measurement> run_strided(const SuiteConfig& config, const AxisShape& shape,
+                                     const DeviceInfo& device, cudaStream_t stream,
+                                     const Progress& progress) {
+  const std::size_t n = shape.elements();
+  const std::size_t count = shape.results();
+  const AxisWalk walk = shape.walk();
+  const Inputs<T> in(config, n, device);
+  const std::vector<Reference<T>> refs =
+      reference_axes(config.op, in.hx.data(), in.host_y(), walk, count);
+
+  Measurement row = problem_row(config, n, count, 0.0);
+  row.shape = shape.text();
+  row.axes = shape.axes_text();
+  row.reduced = shape.reduced();
+
+  std::vector<SegmentedCandidate> candidates;
+  std::vector<Measurement> rows;
+  add_cub(config, shape.reduced(), row,
+          [&] { return make_cub_strided_reduce(config.op, config.dtype, walk, count); },
+          candidates, rows);
+  if (config.production) candidates.push_back(reduce_axes_candidate(config, shape));
+  check_then_time_all(config, in, refs, candidates, row, device, stream, progress, rows);
   return rows;
 }
 
 }  // namespace
 
 std::vector<Measurement> run_segmented_suite(const SuiteConfig& config, const SegmentSpec& shape,
-                                             const DeviceInfo& device, const Progress& progress) {
+                                             const DeviceInfo& device, const Progress& progress,
+                                             const AxisShape* axes) {
   REDUCELAB_CUDA_CHECK(cudaSetDevice(device.ordinal));
   const std::vector<std::int64_t> offsets = segment_offsets(shape);
   const std::size_t n = static_cast<std::size_t>(offsets.back());
-  const std::size_t element = size_of(config.dtype);
-  const int arrays = input_arrays(config.op);
-  const std::size_t copies = detail::input_copies(n * element * arrays, device);
-  const std::size_t needed =
-      detail::round_up(std::max<std::size_t>(n, 1) * element, kCopyAlign) * copies * arrays +
-      offsets.size() * sizeof(std::int64_t) + std::max<std::size_t>(shape.count, 1) * kSlotBytes +
-      (std::size_t{64} << 20);
-  detail::require_free_memory(needed, "segments " + shape.text() + " " +
-                                          std::string(to_string(config.dtype)) + " " +
-                                          std::string(to_string(config.op)));
+  require_memory(config, n, shape.count, offsets.size() * sizeof(std::int64_t), device,
+                 axes != nullptr ? "shape " + axes->text() : "segments " + shape.text());
   detail::Stream stream;
   return dispatch_dtype(config.dtype, [&](auto value) {
     using T = decltype(value);
-    return run_shape<T>(config, shape, offsets, device, stream.stream, progress);
+    return run_shape<T>(config, shape, offsets, axes, device, stream.stream, progress);
+  });
+}
+
+std::vector<Measurement> run_axis_suite(const SuiteConfig& config, const AxisShape& shape,
+                                        const DeviceInfo& device, const Progress& progress) {
+  if (shape.rows()) return run_segmented_suite(config, shape.segments(), device, progress, &shape);
+  REDUCELAB_CUDA_CHECK(cudaSetDevice(device.ordinal));
+  require_memory(config, shape.elements(), shape.results(), 0, device, "shape " + shape.text());
+  detail::Stream stream;
+  return dispatch_dtype(config.dtype, [&](auto value) {
+    using T = decltype(value);
+    return run_strided<T>(config, shape, device, stream.stream, progress);
   });
 }
 

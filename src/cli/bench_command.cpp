@@ -1,6 +1,7 @@
 // reducelab bench: the article's table on this GPU. By default N = 2^27 fp32 sum: every ladder
-// rung, CUB and reducelab, each checked against the CPU reference, then timed. With --segments
-// (or --shape/--axis): one result per segment, reducelab::reduce_segments against CUB.
+// rung, CUB and reducelab, each checked against the CPU reference, then timed. With --segments:
+// one result per segment, reducelab::reduce_segments against CUB. With --shape/--axis: an N-d
+// array reduced along axes, reducelab::reduce_axes against CUB.
 
 #include <fstream>
 #include <iostream>
@@ -22,7 +23,7 @@ struct BenchOptions : MeasureOptions {
   std::string n = "2^27";
   std::string segments;
   std::string shape;
-  int axis = 1;
+  std::string axis = "-1";
 };
 
 void run_bench(const BenchOptions& o) {
@@ -30,7 +31,8 @@ void run_bench(const BenchOptions& o) {
   const std::size_t n = parse_count(o.n);
   std::optional<bench::SegmentSpec> segments;
   if (!o.segments.empty()) segments = parse_segments(o.segments);
-  if (!o.shape.empty()) segments = parse_shape(o.shape, o.axis);
+  std::optional<bench::AxisShape> shape;
+  if (!o.shape.empty()) shape = parse_axis_shape(o.shape, o.axis);
   const MeasurePlan plan = check_measure_options(o);
 
   const DeviceInfo device = query_device(o.device);
@@ -48,8 +50,9 @@ void run_bench(const BenchOptions& o) {
       config.op = op;
       config.dtype = dtype;
       const bench::Progress show = [&](const std::string& line) { progress(line); };
-      // Segmented: reducelab::reduce_segments and CUB's DeviceSegmentedReduce (no ladder rows).
+      // Segmented and axes: reducelab against CUB's DeviceSegmentedReduce (no ladder rows).
       const auto part = segments ? bench::run_segmented_suite(config, *segments, device, show)
+                        : shape  ? bench::run_axis_suite(config, *shape, device, show)
                                  : bench::run_suite(config, device, show);
       rows.insert(rows.end(), part.begin(), part.end());
     }
@@ -85,9 +88,12 @@ void add_bench_command(CLI::App& app) {
       "ragged:uniform:N:MAX (lengths uniform in [0, MAX]); e.g. fixed:2^22x32");
   CLI::Option* shape = cmd->add_option(
       "--shape", options->shape,
-      "a row-major 2-D array NUMxSIZE reduced along --axis: the same as --segments fixed:NUMxSIZE");
+      "a row-major array AxBxC... (rank 1 to 8) reduced along --axis by reducelab::reduce_axes "
+      "against CUB's DeviceSegmentedReduce: over the rows when the last axes are reduced "
+      "(4194304x32 --axis 1), else through a strided input iterator (columns, a middle axis)");
   CLI::Option* axis = cmd->add_option("--axis", options->axis,
-                                      "the axis --shape reduces: 1 (or -1), the last")
+                                      "the axes --shape reduces, a comma list (0, -1, 0,2); "
+                                      "negative axes count from the end")
                           ->capture_default_str();
   segments->excludes(n)->excludes(shape);
   shape->excludes(n);

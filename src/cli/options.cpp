@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <iostream>
 #include <limits>
+#include <string>
 
 #include "common/text.hpp"
 #include "reducelab/error.hpp"
@@ -378,14 +379,51 @@ bench::SegmentSpec parse_segments(std::string_view text) {
   return spec;
 }
 
-bench::SegmentSpec parse_shape(std::string_view shape, int axis) {
-  if (axis != 1 && axis != -1)
-    throw Error(ErrorCode::invalid_argument,
-                "--axis " + std::to_string(axis) +
-                    ": only the last axis (1 or -1) of a 2-D --shape is supported");
-  bench::SegmentSpec spec;
-  parse_rows("--shape", shape, strip_spaces(shape), spec);
-  return spec;
+bench::AxisShape parse_axis_shape(std::string_view shape, std::string_view axes) {
+  constexpr std::string_view kShape = "--shape";
+  constexpr std::string_view kAxis = "--axis";
+  const std::string sizes = strip_spaces(shape);
+  const std::size_t rank =
+      static_cast<std::size_t>(std::count(sizes.begin(), sizes.end(), 'x')) + 1;
+  if (rank > static_cast<std::size_t>(kMaxRank))
+    bad_segments(kShape, shape, "rank " + std::to_string(rank) + " is above " +
+                                    std::to_string(kMaxRank) + " (write AxBxC, at most " +
+                                    std::to_string(kMaxRank) + " sizes)");
+  bench::AxisShape out;
+  std::size_t elements = 1;
+  for (std::size_t start = 0; start <= sizes.size();) {
+    const std::size_t x = std::min(sizes.find('x', start), sizes.size());
+    const std::size_t size =
+        spec_count(kShape, shape, std::string_view(sizes).substr(start, x - start));
+    if (size > (std::size_t{1} << 62) / elements)
+      bad_segments(kShape, shape, "more than 2^62 elements in all");
+    elements *= size;
+    out.sizes.push_back(size);
+    start = x + 1;
+  }
+  const int r = static_cast<int>(rank);
+  const std::string list = strip_spaces(axes);
+  for (std::size_t start = 0; start <= list.size();) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    const std::string item = list.substr(start, comma - start);
+    const std::size_t digits = item.rfind('-', 0) == 0 ? 1 : 0;
+    if (item.size() == digits || item.size() > digits + 2 ||
+        !std::all_of(item.begin() + digits, item.end(),
+                     [](unsigned char c) { return std::isdigit(c); }))
+      bad_segments(kAxis, axes, "expected a comma list of axes such as 1, -1 or 0,2");
+    const int axis = std::stoi(item);
+    if (axis < -r || axis >= r)
+      bad_segments(kAxis, axes, "axis " + item + " is out of range for the rank-" +
+                                    std::to_string(r) + " --shape " + sizes + " (axes " +
+                                    std::to_string(-r) + ".." + std::to_string(r - 1) + ")");
+    const AxisMask bit = AxisMask{1} << (axis < 0 ? axis + r : axis);
+    if (out.mask & bit)
+      bad_segments(kAxis, axes, "axis " + std::to_string(axis < 0 ? axis + r : axis) +
+                                    " is listed twice");
+    out.mask |= bit;
+    start = comma + 1;
+  }
+  return out;
 }
 
 std::vector<bench::SegmentSpec> parse_segment_sizes(std::string_view sizes, std::size_t total) {
@@ -402,6 +440,34 @@ std::vector<bench::SegmentSpec> parse_segment_sizes(std::string_view sizes, std:
     specs.push_back({bench::SegmentKind::fixed, total / size, size});
   }
   return specs;
+}
+
+std::vector<bench::AxisShape> parse_axis_sweep(std::string_view sweep, std::size_t total,
+                                               std::optional<int> from, std::optional<int> to) {
+  const std::string name = detail::to_lower(strip_spaces(sweep));
+  const bool rows = name == "rows";
+  if (!rows && name != "columns")
+    throw Error(ErrorCode::invalid_argument,
+                "bad --axis-sweep '" + std::string(sweep) + "': expected rows or columns");
+  int top = 0;  // the largest power of two within the total
+  while (top < 62 && (std::size_t{2} << top) <= total) ++top;
+  const int lo = from.value_or(rows ? 2 : 0);
+  const int hi = to.value_or(rows ? top : std::min(22, top));
+  if (lo > hi)
+    throw Error(ErrorCode::invalid_argument,
+                "--axis-sweep " + name + ": --from " + std::to_string(lo) +
+                    " must not exceed --to " + std::to_string(hi));
+  if (hi > top)
+    throw Error(ErrorCode::invalid_argument,
+                "--axis-sweep " + name + ": 2^" + std::to_string(hi) + " " +
+                    (rows ? "elements per row" : "columns") + " exceed --total " +
+                    std::to_string(total));
+  std::vector<bench::AxisShape> shapes;
+  for (int k = lo; k <= hi; ++k) {
+    const std::size_t inner = std::size_t{1} << k;  // the row length: reduced or kept
+    shapes.push_back({{total / inner, inner}, rows ? AxisMask{2} : AxisMask{1}});
+  }
+  return shapes;
 }
 
 std::vector<Op> parse_ops(std::string_view text) {

@@ -10,10 +10,12 @@
 #include <cstdint>
 #include <fstream>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "bench/axes.hpp"
 #include "bench/random.hpp"
 #include "bench/report.hpp"
 #include "bench/segments.hpp"
@@ -102,14 +104,24 @@ std::size_t parse_count(std::string_view text, bool allow_zero = false);
 //! "ragged:uniform:N:MAX", every number as parse_count() reads it and at least 1 ("2^22x32").
 //! Throws reducelab::Error (invalid_argument), one line naming the spec, on anything else.
 bench::SegmentSpec parse_segments(std::string_view text);
-//! `--shape NUMxSIZE --axis A`: a row-major NUM x SIZE array reduced along `axis`. Only the last
-//! axis (1, or -1) is supported: it is fixed:NUMxSIZE. Throws as parse_segments().
-bench::SegmentSpec parse_shape(std::string_view shape, int axis);
+//! `--shape AxBxC --axis LIST`: a row-major array of rank 1..8 (sizes as parse_count() reads
+//! them, each at least 1, at most 2^62 elements in all) reduced along the comma list of axes
+//! (each in -rank..rank-1, negative from the end as torch's dim, no axis twice). Throws
+//! reducelab::Error (invalid_argument), one line naming the flag and its value, on anything else.
+bench::AxisShape parse_axis_shape(std::string_view shape, std::string_view axes);
 
 //! `sweep --segment-sizes LIST --total N`: fixed:(N / SIZE)xSIZE for each SIZE of the comma list
 //! (counts as parse_count() reads them; "all": 4,8,32,256,1024,4096,2^16,2^20), in list order.
 //! Throws reducelab::Error (invalid_argument) naming the flag when a size is 0 or exceeds N.
 std::vector<bench::SegmentSpec> parse_segment_sizes(std::string_view sizes, std::size_t total);
+
+//! `sweep --axis-sweep rows|columns --total N [--from A --to B]`: rows: (N / L) x L reduced along
+//! axis 1 for row lengths L = 2^A..2^B (default 2^2..the largest power of two <= N); columns:
+//! (N / K) x K reduced along axis 0 for kept columns K = 2^A..2^B (default 2^0..2^22, capped at
+//! N). Throws reducelab::Error (invalid_argument) naming the flag for another sweep name, A > B,
+//! or 2^B > N.
+std::vector<bench::AxisShape> parse_axis_sweep(std::string_view sweep, std::size_t total,
+                                               std::optional<int> from, std::optional<int> to);
 
 //! "sum", "sum,dot" or "all" (all six ops).
 std::vector<Op> parse_ops(std::string_view text);
