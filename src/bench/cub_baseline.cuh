@@ -1,3 +1,8 @@
+#pragma once
+// The CUB baselines' implementations (cub_baseline.hpp), shared by the three files that
+// instantiate them: cub_reduce.cu, cub_segmented.cu and cub_strided.cu, compiled in parallel
+// (all in one file took minutes of one core).
+
 #include "bench/cub_baseline.hpp"
 
 #include <cub/device/device_reduce.cuh>
@@ -16,8 +21,7 @@
 #include "common/device_buffer.hpp"
 #include "reducelab/types.hpp"
 
-namespace reducelab::bench {
-namespace {
+namespace reducelab::bench::cub_detail {
 
 template <class Acc>
 struct Widen {
@@ -291,34 +295,4 @@ class CubSegmentedImpl final : public CubCall<CubSegmentedImpl<T, Map>, CubSegme
   Map map_;
 };
 
-}  // namespace
-
-std::unique_ptr<CubReduce> make_cub_reduce(Op op, DType dtype, std::size_t n) {
-  return dispatch_dtype(dtype, [&](auto value) -> std::unique_ptr<CubReduce> {
-    using T = decltype(value);
-    return std::make_unique<CubReduceImpl<T>>(op, n);
-  });
-}
-
-std::unique_ptr<CubSegmentedReduce> make_cub_segmented_reduce(Op op, DType dtype,
-                                                              std::size_t num_segments,
-                                                              std::size_t segment_size,
-                                                              const std::int64_t* d_offsets) {
-  return dispatch_dtype(dtype, [&](auto value) -> std::unique_ptr<CubSegmentedReduce> {
-    using T = decltype(value);
-    return std::make_unique<CubSegmentedImpl<T, Contiguous>>(op, num_segments, segment_size,
-                                                             d_offsets);
-  });
-}
-
-std::unique_ptr<CubSegmentedReduce> make_cub_strided_reduce(Op op, DType dtype,
-                                                            const AxisWalk& walk,
-                                                            std::size_t results) {
-  return dispatch_dtype(dtype, [&](auto value) -> std::unique_ptr<CubSegmentedReduce> {
-    using T = decltype(value);
-    return std::make_unique<CubSegmentedImpl<T, Strided>>(
-        op, results, static_cast<std::size_t>(walk.reduced_count), nullptr, Strided{walk});
-  });
-}
-
-}  // namespace reducelab::bench
+}  // namespace reducelab::bench::cub_detail
