@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,39 @@ DeviceBuffer<T> upload(const std::vector<T>& host, std::size_t offset = 0) {
   REDUCELAB_CUDA_CHECK(cudaMemcpy(device.data() + offset, host.data(), host.size() * sizeof(T),
                                   cudaMemcpyHostToDevice));
   return device;
+}
+
+//! The byte every output buffer is filled with before a call, so what it does not write shows.
+inline constexpr unsigned char kPoison = 0xA5;
+
+//! Runs `call(d_out)` on a device buffer of `bytes` bytes (and 16 more) filled with kPoison, waits
+//! for the device and returns the first `bytes` bytes.
+template <class Call>
+std::vector<unsigned char> poisoned_output(std::size_t bytes, Call&& call) {
+  DeviceBuffer<unsigned char> out(bytes + 16);
+  REDUCELAB_CUDA_CHECK(cudaMemset(out.data(), kPoison, bytes + 16));
+  call(static_cast<void*>(out.data()));
+  // The call may be on a non-blocking stream, which the copy below (legacy default stream) does
+  // not wait for: on the H200 the second call of RepeatedCallsAreBitwiseEqual read the poison.
+  REDUCELAB_CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<unsigned char> host(bytes);
+  REDUCELAB_CUDA_CHECK(cudaMemcpy(host.data(), out.data(), bytes, cudaMemcpyDeviceToHost));
+  return host;
+}
+
+//! The documented result of a reduction of no elements (segmented.hpp, axis.hpp), as the bytes
+//! d_out holds: all zero for sum and dot, the identity (index -1) for the others.
+template <class T>
+std::vector<unsigned char> empty_result(Op op) {
+  std::vector<unsigned char> bytes(result_size(op, dtype_of<T>::value), 0);
+  if (op == Op::sum || op == Op::dot) return bytes;
+  const T value = bench::empty_extremum<T>(op);
+  std::memcpy(bytes.data(), &value, sizeof(T));
+  if (info(op).result == ResultKind::value_index) {
+    const std::int64_t index = -1;
+    std::memcpy(bytes.data() + 8, &index, sizeof(index));
+  }
+  return bytes;
 }
 
 }  // namespace reducelab::test

@@ -79,12 +79,12 @@ TEST(ReferenceAxes, ColumnSumsAndArgmaxIndexWithinTheReducedAxes) {
                                 0, 9, 7, 8};
   const AxisShape columns{{3, 4}, 0b01};
   const float* none = nullptr;
-  const auto sums = reference_axes(Op::sum, x.data(), none, columns.walk(), columns.results());
+  const auto sums = axis_reference(Op::sum, x.data(), none, columns.layout(), columns.mask);
   ASSERT_EQ(sums.size(), 4u);
   EXPECT_EQ(sums[0].total, 6.0L);
   EXPECT_EQ(sums[1].total, 20.0L);
   EXPECT_EQ(sums[3].total, 20.0L);
-  const auto args = reference_axes(Op::argmax, x.data(), none, columns.walk(), columns.results());
+  const auto args = axis_reference(Op::argmax, x.data(), none, columns.layout(), columns.mask);
   EXPECT_EQ(args[0].index, 1);
   EXPECT_EQ(args[1].index, 0);  // 9 twice: the first
   EXPECT_EQ(args[2].index, 2);
@@ -97,11 +97,11 @@ TEST(ReferenceAxes, DotAndFirstNaN) {
   const std::vector<float> x = {1, 2, nan, 4, 5, nan};  // 2 x 3, reduced along axis 0
   const std::vector<float> y = {2, 2, 2, 2, 2, 2};
   const AxisShape columns{{2, 3}, 0b01};
-  const auto dots = reference_axes(Op::dot, x.data(), y.data(), columns.walk(), columns.results());
+  const auto dots = axis_reference(Op::dot, x.data(), y.data(), columns.layout(), columns.mask);
   EXPECT_EQ(dots[0].total, 10.0L);
   EXPECT_EQ(dots[1].total, 14.0L);
   const float* none = nullptr;
-  const auto mins = reference_axes(Op::argmin, x.data(), none, columns.walk(), columns.results());
+  const auto mins = axis_reference(Op::argmin, x.data(), none, columns.layout(), columns.mask);
   EXPECT_EQ(mins[0].index, 0);
   EXPECT_EQ(mins[2].index, 0);  // the first NaN wins
 }

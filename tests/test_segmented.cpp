@@ -65,27 +65,6 @@ std::size_t total_of(const std::vector<std::size_t>& lengths) {
   return total;
 }
 
-//! The documented result of an empty segment, as the bytes d_out holds.
-template <class T>
-std::vector<unsigned char> empty_result(Op op) {
-  std::vector<unsigned char> bytes(result_size(op, dtype_of<T>::value), 0);
-  if (op == Op::sum || op == Op::dot) return bytes;
-  const bool is_min = op == Op::min || op == Op::argmin;
-  T value;
-  if constexpr (is_floating_v<T>) {
-    const float inf = std::numeric_limits<float>::infinity();
-    value = T(is_min ? inf : -inf);
-  } else {
-    value = is_min ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
-  }
-  std::memcpy(bytes.data(), &value, sizeof(T));
-  if (info(op).result == ResultKind::value_index) {
-    const std::int64_t index = -1;
-    std::memcpy(bytes.data() + 8, &index, sizeof(index));
-  }
-  return bytes;
-}
-
 //! "" when every segment's result in `out` matches the CPU reference (or the empty result),
 //! otherwise the first few that do not. hx, hy: the host inputs the segments index.
 template <class T>
@@ -115,19 +94,10 @@ std::string check_segments(Op op, const std::vector<T>& hx, const std::vector<T>
   return why.str();
 }
 
-//! Runs a call that writes num results of `op` and returns them (d_out prefilled with 0xA5).
+//! Runs a call that writes num results of `op` and returns them (d_out prefilled with kPoison).
 template <class Call>
 std::vector<unsigned char> results_of(Op op, DType dtype, std::size_t num, Call&& call) {
-  const std::size_t bytes = num * result_size(op, dtype);
-  DeviceBuffer<unsigned char> out(bytes + 16);
-  REDUCELAB_CUDA_CHECK(cudaMemset(out.data(), 0xA5, bytes + 16));
-  call(out.data());
-  // The call may be on a non-blocking stream, which the copy below (legacy default stream) does
-  // not wait for: on the H200 the second call of RepeatedCallsAreBitwiseEqual read the poison.
-  REDUCELAB_CUDA_CHECK(cudaDeviceSynchronize());
-  std::vector<unsigned char> host(bytes);
-  REDUCELAB_CUDA_CHECK(cudaMemcpy(host.data(), out.data(), bytes, cudaMemcpyDeviceToHost));
-  return host;
+  return poisoned_output(num * result_size(op, dtype), call);
 }
 
 template <class T>
@@ -443,12 +413,12 @@ TEST_F(SegmentCalls, NoSegmentsWriteNothing) {
       reduce_segments(op, DType::f32, x.data(), input_arrays(op) == 2 ? x.data() : nullptr, 0, 4,
                       out, nullptr);
     });
-    EXPECT_EQ(fixed, std::vector<unsigned char>(fixed.size(), 0xA5)) << to_string(op);
+    EXPECT_EQ(fixed, std::vector<unsigned char>(fixed.size(), kPoison)) << to_string(op);
     const auto ragged = results_of(op, DType::f32, 1, [&](void* out) {
       reduce_segments(op, DType::f32, x.data(), input_arrays(op) == 2 ? x.data() : nullptr, 0,
                       offsets.data(), out, nullptr);
     });
-    EXPECT_EQ(ragged, std::vector<unsigned char>(ragged.size(), 0xA5)) << to_string(op);
+    EXPECT_EQ(ragged, std::vector<unsigned char>(ragged.size(), kPoison)) << to_string(op);
     // Null everywhere is fine when there is nothing to do.
     reduce_segments(op, DType::f32, nullptr, nullptr, 0, 4, nullptr, nullptr);
     reduce_segments(op, DType::f32, nullptr, nullptr, 0, static_cast<const std::int32_t*>(nullptr),

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -71,42 +72,53 @@ bool later_wins(Op op, T earlier, T later) {
   }
 }
 
+//! Adds the next element of a reduction (x, and y for dot; `index` is its position) to r: the
+//! one step of every CPU reference.
+template <class T>
+void add_element(Reference<T>& r, T x, T y, std::int64_t index) {
+  ++r.n;
+  if (r.op == Op::sum || r.op == Op::dot) {
+    if constexpr (is_floating_v<T>) {
+      long double term = to_double(x);
+      if (r.op == Op::dot) term *= to_double(y);
+      r.total += term;
+      r.magnitude += term < 0 ? -term : term;
+    } else {
+      std::uint64_t term = static_cast<std::uint64_t>(static_cast<host_total_t<T>>(x));
+      if (r.op == Op::dot) term *= static_cast<std::uint64_t>(static_cast<host_total_t<T>>(y));
+      r.total = static_cast<host_total_t<T>>(static_cast<std::uint64_t>(r.total) + term);  // wraps
+    }
+  } else if (r.index < 0 || later_wins(r.op, r.extremum, x)) {
+    r.extremum = x;
+    r.index = index;
+  }
+}
+
+//! Appends `later`, the reduction of the elements that follow r's (indices in the same numbering),
+//! to r.
+template <class T>
+void merge(Reference<T>& r, const Reference<T>& later) {
+  r.n += later.n;
+  if (r.op == Op::sum || r.op == Op::dot) {
+    if constexpr (is_floating_v<T>) {
+      r.total += later.total;
+    } else {
+      r.total = static_cast<host_total_t<T>>(static_cast<std::uint64_t>(r.total) +
+                                             static_cast<std::uint64_t>(later.total));
+    }
+    r.magnitude += later.magnitude;
+  } else if (later.index >= 0 && (r.index < 0 || later_wins(r.op, r.extremum, later.extremum))) {
+    r.extremum = later.extremum;
+    r.index = later.index;
+  }
+}
+
 template <class T>
 Reference<T> reference_chunk(Op op, const T* x, const T* y, std::size_t begin, std::size_t end) {
   Reference<T> r;
   r.op = op;
-  r.n = end - begin;
-  if (op == Op::sum || op == Op::dot) {
-    if constexpr (is_floating_v<T>) {
-      long double total = 0;
-      long double magnitude = 0;
-      for (std::size_t i = begin; i < end; ++i) {
-        long double term = to_double(x[i]);
-        if (op == Op::dot) term *= to_double(y[i]);
-        total += term;
-        magnitude += term < 0 ? -term : term;
-      }
-      r.total = total;
-      r.magnitude = magnitude;
-    } else {
-      std::uint64_t total = 0;  // unsigned: wrapping is defined
-      for (std::size_t i = begin; i < end; ++i) {
-        std::uint64_t term = static_cast<std::uint64_t>(static_cast<host_total_t<T>>(x[i]));
-        if (op == Op::dot) term *= static_cast<std::uint64_t>(static_cast<host_total_t<T>>(y[i]));
-        total += term;
-      }
-      r.total = static_cast<host_total_t<T>>(total);
-    }
-  } else if (end > begin) {
-    r.extremum = x[begin];
-    r.index = static_cast<std::int64_t>(begin);
-    for (std::size_t i = begin + 1; i < end; ++i) {
-      if (later_wins(op, r.extremum, x[i])) {
-        r.extremum = x[i];
-        r.index = static_cast<std::int64_t>(i);
-      }
-    }
-  }
+  for (std::size_t i = begin; i < end; ++i)
+    add_element(r, x[i], y == nullptr ? T{} : y[i], static_cast<std::int64_t>(i));
   return r;
 }
 
@@ -132,24 +144,23 @@ Reference<T> reference(Op op, const T* x, const T* y, std::size_t n) {
 
   Reference<T> r;
   r.op = op;
-  r.n = n;
-  bool first = true;
-  for (const Reference<T>& part : parts) {
-    if (op == Op::sum || op == Op::dot) {
-      if constexpr (is_floating_v<T>) {
-        r.total += part.total;
-      } else {
-        r.total = static_cast<host_total_t<T>>(static_cast<std::uint64_t>(r.total) +
-                                               static_cast<std::uint64_t>(part.total));
-      }
-      r.magnitude += part.magnitude;
-    } else if (part.index >= 0 && (first || detail::later_wins(op, r.extremum, part.extremum))) {
-      r.extremum = part.extremum;
-      r.index = part.index;
-      first = false;
-    }
-  }
+  for (const Reference<T>& part : parts) detail::merge(r, part);
   return r;
+}
+
+//! The extremum reducelab's segmented and axis reductions give a min/max/argmin/argmax of no
+//! elements (segmented.hpp): the op's identity, +-inf for the floating types, the integer type's
+//! largest or lowest value. The references of those reductions put it in the `extremum` of a
+//! Reference of no elements (whose index stays -1).
+template <class T>
+T empty_extremum(Op op) {
+  const bool is_min = op == Op::min || op == Op::argmin;
+  if constexpr (is_floating_v<T>) {
+    const float inf = std::numeric_limits<float>::infinity();
+    return T(is_min ? inf : -inf);
+  } else {
+    return is_min ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
+  }
 }
 
 //! Error bound for a float sum or dot: eps of the accumulation type times the sum of |terms|
@@ -177,8 +188,14 @@ bool same_value(T a, T b) {
 //! Returns an empty string when it matches, otherwise what differs.
 template <class T>
 std::string check_result(const Reference<T>& r, const void* raw) {
-  std::ostringstream why;
-  why.precision(17);
+  std::string why;
+  // Formats only what differs: a match (nearly every call) builds no stream.
+  auto say = [&why](const auto&... parts) {
+    std::ostringstream text;
+    text.precision(17);
+    (text << ... << parts);
+    why += why.empty() ? text.str() : "; " + text.str();
+  };
   if (r.op == Op::sum || r.op == Op::dot) {
     sum_t<T> got;
     std::memcpy(&got, raw, sizeof(got));
@@ -186,26 +203,24 @@ std::string check_result(const Reference<T>& r, const void* raw) {
       const double error = std::fabs(static_cast<double>(got) - static_cast<double>(r.total));
       const double bound = tolerance(r);
       if (!(error <= bound))
-        why << to_string(r.op) << " = " << static_cast<double>(got) << ", reference "
-            << static_cast<double>(r.total) << ", error " << error << " > bound " << bound;
+        say(to_string(r.op), " = ", static_cast<double>(got), ", reference ",
+            static_cast<double>(r.total), ", error ", error, " > bound ", bound);
     } else {
       if (static_cast<host_total_t<T>>(got) != r.total)
-        why << to_string(r.op) << " = " << got << ", reference " << r.total;
+        say(to_string(r.op), " = ", got, ", reference ", r.total);
     }
   } else {
     T got;
     std::memcpy(&got, raw, sizeof(got));
     if (!same_value(got, r.extremum))
-      why << to_string(r.op) << " value = " << to_double(got) << ", reference "
-          << to_double(r.extremum);
+      say(to_string(r.op), " value = ", to_double(got), ", reference ", to_double(r.extremum));
     if (r.op == Op::argmin || r.op == Op::argmax) {
       std::int64_t index = 0;
       std::memcpy(&index, static_cast<const unsigned char*>(raw) + 8, sizeof(index));
-      if (index != r.index) why << (why.tellp() > 0 ? "; " : "") << "index = " << index
-                                << ", reference " << r.index;
+      if (index != r.index) say("index = ", index, ", reference ", r.index);
     }
   }
-  return why.str();
+  return why;
 }
 
 }  // namespace reducelab::bench

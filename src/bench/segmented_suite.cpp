@@ -6,7 +6,6 @@
 #include <climits>
 #include <cstring>
 #include <functional>
-#include <limits>
 #include <memory>
 #include <string>
 #include <thread>
@@ -38,19 +37,6 @@ struct SegmentedCandidate {
   std::function<void(const void*, const void*, void*, cudaStream_t)> call;
   std::function<void(const unsigned char*, std::size_t, unsigned char*)> to_slot;
 };
-
-// What reduce_segments writes for an empty segment's min/max/argmin/argmax (segmented.hpp): the
-// op's identity, +-inf for the floating types, the integer type's largest or lowest value.
-template <class T>
-T empty_extremum(Op op) {
-  const bool is_min = op == Op::min || op == Op::argmin;
-  if constexpr (is_floating_v<T>) {
-    const float inf = std::numeric_limits<float>::infinity();
-    return T(is_min ? inf : -inf);
-  } else {
-    return is_min ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
-  }
-}
 
 // The CPU reference of every segment, segments shared among threads in turn. An empty segment's
 // extremum is the identity reduce_segments documents (its index stays -1).
@@ -315,7 +301,7 @@ std::vector<Measurement> run_strided(const SuiteConfig& config, const AxisShape&
   const AxisWalk walk = shape.walk();
   const Inputs<T> in(config, n, device);
   const std::vector<Reference<T>> refs =
-      reference_axes(config.op, in.hx.data(), in.host_y(), walk, count);
+      axis_reference(config.op, in.hx.data(), in.host_y(), shape.layout(), shape.mask);
 
   Measurement row = problem_row(config, n, count, 0.0);
   row.shape = shape.text();

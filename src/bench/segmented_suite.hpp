@@ -33,7 +33,7 @@ std::vector<Measurement> run_segmented_suite(const SuiteConfig& config, const Se
 //! Rows (shape.rows(): the last axes reduced, e.g. 2-D --axis 1) are run_segmented_suite with
 //! `axes`: CUB's DeviceSegmentedReduce over the contiguous rows. Any other axis set (columns, a
 //! middle axis, several axes) is CUB's DeviceSegmentedReduce through a strided iterator
-//! (make_cub_strided_reduce), every result checked against reference_axes first. Each row's
+//! (make_cub_strided_reduce), every result checked against axis_reference first. Each row's
 //! bytes are the inputs read plus the results written; it carries shape, axes, kept and reduced.
 //! Throws as run_segmented_suite.
 std::vector<Measurement> run_axis_suite(const SuiteConfig& config, const AxisShape& shape,
