@@ -5,11 +5,12 @@
 # cp -r /usr/share/cmake/{CLI11,nlohmann_json} .deps/share/cmake`), named in the call's carry.
 # The copy's git metadata is not the tree's: give the commit it was made from in
 # REDUCELAB_COMMIT (e.g. `REDUCELAB_COMMIT=$(git rev-parse --short=12 HEAD)` written into the
-# command here), and every results file records it.
+# command here), and every results file records it. REDUCELAB_BUILD_TARGETS (e.g.
+# "reducelab_gpu_tests reducelab_cli") builds only those targets.
 set -u -o pipefail
 log=${1:-/tmp/device-build.log}
 cmake --preset release -DCMAKE_PREFIX_PATH="$PWD/.deps" \
   -DREDUCELAB_COMMIT_OVERRIDE="${REDUCELAB_COMMIT:-}" >"$log" 2>&1 &&
-  cmake --build --preset release -j "$(nproc)" >>"$log" 2>&1 ||
+  cmake --build --preset release -j "$(nproc)" ${REDUCELAB_BUILD_TARGETS:+--target $REDUCELAB_BUILD_TARGETS} >>"$log" 2>&1 ||
   { grep -E "error|Error" "$log" | head -40; tail -20 "$log"; exit 1; }
 echo "build ok ($(grep -c 'Building' "$log") compile steps)"

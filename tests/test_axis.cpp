@@ -30,7 +30,7 @@ namespace {
 
 using bench::all_axes;
 using bench::axis_offsets;
-using bench::AxisWalk;
+using bench::AxisIndexWalk;
 using bench::Distribution;
 
 using AllTypes = ::testing::Types<float, double, __half, __nv_bfloat16, std::int32_t, std::int64_t,
@@ -151,7 +151,7 @@ std::optional<Layout> out_layout(const Layout& x, AxisMask axes, OutForm form) {
 std::vector<std::int64_t> out_slots(const Layout& x, AxisMask axes, const Layout* out) {
   const AxisMask kept = ~axes & all_axes(x.rank);
   if (out == nullptr) {
-    std::vector<std::int64_t> slots(static_cast<std::size_t>(AxisWalk(x, kept).count()));
+    std::vector<std::int64_t> slots(static_cast<std::size_t>(AxisIndexWalk(x, kept).count()));
     for (std::size_t k = 0; k < slots.size(); ++k) slots[k] = static_cast<std::int64_t>(k);
     return slots;
   }

@@ -185,7 +185,7 @@ TEST(AxisReference, ThreadedEqualsSequential) {
   for (std::size_t k = 0; k < pairs.size(); ++k)
     ASSERT_EQ(pairs[k].total, static_cast<long double>(x[2 * k]) + x[2 * k + 1]) << k;
   const std::vector<std::int64_t> walk = axis_offsets(columns, 1);
-  EXPECT_EQ(AxisWalk(columns, 1, 12345).offset(), walk[12345]);
+  EXPECT_EQ(AxisIndexWalk(columns, 1, 12345).offset(), walk[12345]);
 }
 
 TEST(Random, ReproducibleAndNotConstant) {
