@@ -42,8 +42,8 @@ void launch_kernel(void (*kernel)(Params...), dim3 grid, unsigned block, cudaStr
         int i = 0;
         ((params[i++] = static_cast<void*>(&v)), ...);
       }, values);
-      if (api.launch_kernel(function, grid.x, grid.y, grid.z, block, 1, 1, 0, stream, params, nullptr) ==
-          CUDA_SUCCESS)
+      if (api.launch_kernel(function, grid.x, grid.y, grid.z, block, 1, 1, 0, stream, params,
+                            nullptr) == CUDA_SUCCESS)
         return;
     }
   }

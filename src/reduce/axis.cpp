@@ -29,7 +29,8 @@ Layout layout_of(std::initializer_list<std::int64_t> sizes) {
   layout.rank = static_cast<int>(sizes.size());
   int k = 0;
   for (std::int64_t size : sizes) {
-    if (size < 0) invalid("axis " + std::to_string(k) + " has a negative size " + std::to_string(size));
+    if (size < 0)
+      invalid("axis " + std::to_string(k) + " has a negative size " + std::to_string(size));
     layout.sizes[k++] = size;
   }
   return layout;

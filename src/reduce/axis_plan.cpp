@@ -18,12 +18,14 @@ namespace {
 constexpr std::uint64_t kMaxExtent = std::uint64_t{1} << 62;
 
 std::uint64_t checked_mul(std::uint64_t a, std::uint64_t b, const char* what) {
-  if (a != 0 && b > kMaxExtent / a) invalid(std::string(what) + " overflows: it exceeds 2^62 elements");
+  if (a != 0 && b > kMaxExtent / a)
+    invalid(std::string(what) + " overflows: it exceeds 2^62 elements");
   return a * b;
 }
 
 std::uint64_t checked_add(std::uint64_t a, std::uint64_t b, const char* what) {
-  if (b > kMaxExtent - a) invalid(std::string(what) + " overflows: it exceeds 2^62 elements");
+  if (b > kMaxExtent - a)
+    invalid(std::string(what) + " overflows: it exceeds 2^62 elements");
   return a + b;
 }
 

@@ -41,14 +41,16 @@ struct is_padded_pair<Acc, std::void_t<decltype(Acc::value), decltype(Acc::index
     : std::bool_constant<sizeof(Acc) != sizeof(Acc::value) + sizeof(Acc::index)> {};
 
 template <class Acc>
-__device__ __forceinline__ void partial_words(unsigned (&words)[sizeof(Acc) / 4], const Acc& value) {
+__device__ __forceinline__ void partial_words(unsigned (&words)[sizeof(Acc) / 4],
+                                              const Acc& value) {
   if constexpr (!is_padded_pair<Acc>::value) {
     memcpy(words, &value, sizeof(Acc));
   } else {
 #pragma unroll
     for (int w = 0; w < static_cast<int>(sizeof(Acc) / 4); ++w) words[w] = 0;
-    memcpy(reinterpret_cast<char*>(words) + offsetof(Acc, value), &value.value, sizeof(value.value));
-    memcpy(reinterpret_cast<char*>(words) + offsetof(Acc, index), &value.index, sizeof(value.index));
+    char* bytes = reinterpret_cast<char*>(words);
+    memcpy(bytes + offsetof(Acc, value), &value.value, sizeof(value.value));
+    memcpy(bytes + offsetof(Acc, index), &value.index, sizeof(value.index));
   }
 }
 

@@ -489,8 +489,8 @@ struct SegmentKernels {
                                                       capacity(ws.device), kMaxGrid, aligned_rows);
     if constexpr (kYVector) {
       if (plan.path == SegmentPath::vector_rows) {
-        const VectorRowArgs<T> args{x,   y,          num_segments, pitch, plan.team_log2,
-                                    plan.per_thread_log2, out, out_stride};
+        const VectorRowArgs<T> args{
+            x, y, num_segments, pitch, plan.team_log2, plan.per_thread_log2, out, out_stride};
         launch_kernel<VectorRowsTag<Traits>>(vector_rows_kernel<Traits>, plan.grid, kTeamBlock,
                                              stream, ws.device,
                                              "launch of reducelab vector_rows_kernel", args);
@@ -498,15 +498,16 @@ struct SegmentKernels {
       }
     }
     if (plan.path == SegmentPath::teams) {
-      const TeamArgs<typename Traits::Elem> args{x,          y,   num_segments, {nullptr, false, size, pitch},
-                                                 out,        out_stride, ~std::size_t{0},
-                                                 plan.group, nullptr};
+      const SegmentRows rows{nullptr, false, size, pitch};
+      const TeamArgs<typename Traits::Elem> args{
+          x, y, num_segments, rows, out, out_stride, ~std::size_t{0}, plan.group, nullptr};
       launch_kernel<SegmentTeamsTag<Traits, kYVector>>(
           teams, plan.grid, kTeamBlock, stream, ws.device,
           "launch of reducelab segment_teams_kernel", args);
     } else {
       const BlockArgs<typename Traits::Elem> args{
-          x,          y,  num_segments, size, pitch, plan.blocks_per_segment, out, out_stride,
+          x,   y,          num_segments,  size,
+          pitch, plan.blocks_per_segment, out, out_stride,
           ws.d_partials, ws.d_group_counters};
       launch_kernel<SegmentBlocksTag<Traits, kYVector>>(
           blocks, plan.grid, BlockConfig::kBlock, stream, ws.device,
