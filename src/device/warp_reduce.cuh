@@ -7,33 +7,34 @@ namespace reducelab::device {
 constexpr unsigned kFullWarpMask = 0xffffffffu;
 constexpr int kWarpSize = 32;
 
-// Shuffle for any trivially copyable value made of 4- or 8-byte words (float, double, int64,
-// value/index pairs): moves it word by word so one helper serves every accumulator type.
-template <class T>
-__device__ __forceinline__ T shfl_down(const T& value, int offset) {
-  static_assert(sizeof(T) % 4 == 0, "shfl_down moves 4-byte words");
+// Shuffles for any trivially copyable value made of 4- or 8-byte words (float, double, int64,
+// value/index pairs): `shuffle` moves one word, and the value goes word by word, so one helper
+// serves every accumulator type.
+template <class T, class Shuffle>
+__device__ __forceinline__ T shuffle_words(const T& value, Shuffle shuffle) {
+  static_assert(sizeof(T) % 4 == 0, "shuffles move 4-byte words");
   constexpr int kWords = sizeof(T) / 4;
   unsigned words[kWords];
   memcpy(words, &value, sizeof(T));
 #pragma unroll
-  for (int w = 0; w < kWords; ++w) words[w] = __shfl_down_sync(kFullWarpMask, words[w], offset);
+  for (int w = 0; w < kWords; ++w) words[w] = shuffle(words[w]);
   T out;
   memcpy(&out, words, sizeof(T));
   return out;
 }
 
-// The same with __shfl_xor_sync: lane i gets lane (i ^ mask)'s value.
+// Lane i gets lane (i + offset)'s value.
+template <class T>
+__device__ __forceinline__ T shfl_down(const T& value, int offset) {
+  return shuffle_words(value,
+                       [offset](unsigned w) { return __shfl_down_sync(kFullWarpMask, w, offset); });
+}
+
+// Lane i gets lane (i ^ mask)'s value.
 template <class T>
 __device__ __forceinline__ T shfl_xor(const T& value, int mask) {
-  static_assert(sizeof(T) % 4 == 0, "shfl_xor moves 4-byte words");
-  constexpr int kWords = sizeof(T) / 4;
-  unsigned words[kWords];
-  memcpy(words, &value, sizeof(T));
-#pragma unroll
-  for (int w = 0; w < kWords; ++w) words[w] = __shfl_xor_sync(kFullWarpMask, words[w], mask);
-  T out;
-  memcpy(&out, words, sizeof(T));
-  return out;
+  return shuffle_words(value,
+                       [mask](unsigned w) { return __shfl_xor_sync(kFullWarpMask, w, mask); });
 }
 
 // Butterfly over aligned teams of `team` lanes (a power of two up to 32): every lane of a team
