@@ -17,20 +17,27 @@
 namespace reducelab {
 namespace {
 
-[[noreturn]] void invalid(const std::string& message) {
-  throw Error(ErrorCode::invalid_argument, message);
+using detail::reject;
+
+// Row-major strides for the layout's sizes (a size-0 axis counts as 1, so strides stay valid).
+void set_contiguous_strides(Layout& layout) {
+  std::int64_t running = 1;
+  for (int k = layout.rank - 1; k >= 0; --k) {
+    layout.strides[k] = running;
+    running *= layout.sizes[k] > 0 ? layout.sizes[k] : 1;
+  }
 }
 
 Layout layout_of(std::initializer_list<std::int64_t> sizes) {
   if (sizes.size() > static_cast<std::size_t>(kMaxRank))
-    invalid("a layout of rank " + std::to_string(sizes.size()) + " (at most " +
+    reject("a layout of rank " + std::to_string(sizes.size()) + " (at most " +
             std::to_string(kMaxRank) + ")");
   Layout layout;
   layout.rank = static_cast<int>(sizes.size());
   int k = 0;
   for (std::int64_t size : sizes) {
     if (size < 0)
-      invalid("axis " + std::to_string(k) + " has a negative size " + std::to_string(size));
+      reject("axis " + std::to_string(k) + " has a negative size " + std::to_string(size));
     layout.sizes[k++] = size;
   }
   return layout;
@@ -40,18 +47,14 @@ Layout layout_of(std::initializer_list<std::int64_t> sizes) {
 
 Layout Layout::contiguous(std::initializer_list<std::int64_t> sizes) {
   Layout layout = layout_of(sizes);
-  std::int64_t running = 1;
-  for (int k = layout.rank - 1; k >= 0; --k) {
-    layout.strides[k] = running;
-    running *= layout.sizes[k] > 0 ? layout.sizes[k] : 1;
-  }
+  set_contiguous_strides(layout);
   return layout;
 }
 
 Layout Layout::strided(std::initializer_list<std::int64_t> sizes,
                        std::initializer_list<std::int64_t> strides) {
   if (sizes.size() != strides.size())
-    invalid(std::to_string(sizes.size()) + " sizes but " + std::to_string(strides.size()) +
+    reject(std::to_string(sizes.size()) + " sizes but " + std::to_string(strides.size()) +
             " strides");
   Layout layout = layout_of(sizes);
   int k = 0;
@@ -69,24 +72,23 @@ AxisMask axis_mask(std::initializer_list<int> axes) {
   AxisMask mask = 0;
   for (int axis : axes) {
     if (axis < 0 || axis >= kMaxRank)
-      invalid("axis " + std::to_string(axis) + " is outside [0, " + std::to_string(kMaxRank) +
+      reject("axis " + std::to_string(axis) + " is outside [0, " + std::to_string(kMaxRank) +
               "); give the rank to count negative axes from the end");
-    if ((mask >> axis) & 1u) invalid("axis " + std::to_string(axis) + " is listed twice");
+    if ((mask >> axis) & 1u) reject("axis " + std::to_string(axis) + " is listed twice");
     mask |= AxisMask{1} << axis;
   }
   return mask;
 }
 
 AxisMask axis_mask(std::initializer_list<int> axes, int rank) {
-  if (rank < 0 || rank > kMaxRank)
-    invalid("rank " + std::to_string(rank) + " is outside [0, " + std::to_string(kMaxRank) + "]");
+  detail::require_rank(rank);
   AxisMask mask = 0;
   for (int axis : axes) {
     const int k = axis < 0 ? axis + rank : axis;
     if (k < 0 || k >= rank)
-      invalid("axis " + std::to_string(axis) + " is outside [" + std::to_string(-rank) + ", " +
+      reject("axis " + std::to_string(axis) + " is outside [" + std::to_string(-rank) + ", " +
               std::to_string(rank) + ") for rank " + std::to_string(rank));
-    if ((mask >> k) & 1u) invalid("axis " + std::to_string(axis) + " is listed twice");
+    if ((mask >> k) & 1u) reject("axis " + std::to_string(axis) + " is listed twice");
     mask |= AxisMask{1} << k;
   }
   return mask;
@@ -101,11 +103,7 @@ Layout reduced_layout(const Layout& x, AxisMask axes, bool keepdim) {
     if (reduced && !keepdim) continue;
     out.sizes[out.rank++] = reduced ? 1 : x.sizes[k];
   }
-  std::int64_t running = 1;
-  for (int k = out.rank - 1; k >= 0; --k) {
-    out.strides[k] = running;
-    running *= out.sizes[k] > 0 ? out.sizes[k] : 1;
-  }
+  set_contiguous_strides(out);
   return out;
 }
 

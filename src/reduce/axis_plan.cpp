@@ -4,14 +4,10 @@
 #include <limits>
 #include <string>
 
-#include "reducelab/error.hpp"
+#include "reduce/validate.hpp"
 
 namespace reducelab::detail {
 namespace {
-
-[[noreturn]] void invalid(const std::string& message) {
-  throw Error(ErrorCode::invalid_argument, message);
-}
 
 // Products and sums of sizes and offsets, each bounded by 2^62 so that later byte counts (8-byte
 // elements and 16-byte results) cannot overflow either.
@@ -19,13 +15,13 @@ constexpr std::uint64_t kMaxExtent = std::uint64_t{1} << 62;
 
 std::uint64_t checked_mul(std::uint64_t a, std::uint64_t b, const char* what) {
   if (a != 0 && b > kMaxExtent / a)
-    invalid(std::string(what) + " overflows: it exceeds 2^62 elements");
+    reject(std::string(what) + " overflows: it exceeds 2^62 elements");
   return a * b;
 }
 
 std::uint64_t checked_add(std::uint64_t a, std::uint64_t b, const char* what) {
   if (b > kMaxExtent - a)
-    invalid(std::string(what) + " overflows: it exceeds 2^62 elements");
+    reject(std::string(what) + " overflows: it exceeds 2^62 elements");
   return a + b;
 }
 
@@ -60,17 +56,16 @@ int canonical_dims(Dim* dims, int count, bool sort, bool with_out) {
 AxisView canonicalize_axes(const Layout& x, AxisMask axes, const Layout* out,
                            bool positions_matter) {
   const int rank = x.rank;
-  if (rank < 0 || rank > kMaxRank)
-    invalid("rank " + std::to_string(rank) + " is outside [0, " + std::to_string(kMaxRank) + "]");
+  require_rank(rank);
   for (int k = rank; k < 32; ++k)
     if (((axes >> k) & 1u) != 0)
-      invalid("the axis mask names axis " + std::to_string(k) + " but the view has rank " +
+      reject("the axis mask names axis " + std::to_string(k) + " but the view has rank " +
               std::to_string(rank));
   for (int k = 0; k < rank; ++k) {
     if (x.sizes[k] < 0)
-      invalid("axis " + std::to_string(k) + " has a negative size " + std::to_string(x.sizes[k]));
+      reject("axis " + std::to_string(k) + " has a negative size " + std::to_string(x.sizes[k]));
     if (x.strides[k] < 0)
-      invalid("axis " + std::to_string(k) + " has a negative stride " +
+      reject("axis " + std::to_string(k) + " has a negative stride " +
               std::to_string(x.strides[k]) + " (strides must be non-negative)");
   }
   auto reduced_axis = [&](int k) { return ((axes >> k) & 1u) != 0; };
@@ -88,7 +83,7 @@ AxisView canonicalize_axes(const Layout& x, AxisMask axes, const Layout* out,
     }
   } else {
     if (out->rank != kept_count && out->rank != rank)
-      invalid("out has rank " + std::to_string(out->rank) + "; expected " +
+      reject("out has rank " + std::to_string(out->rank) + "; expected " +
               std::to_string(kept_count) + " (reduced axes dropped) or " + std::to_string(rank) +
               " (reduced axes kept with size 1)");
     const bool keepdim = out->rank == rank;
@@ -96,21 +91,21 @@ AxisView canonicalize_axes(const Layout& x, AxisMask axes, const Layout* out,
     for (int k = 0; k < rank; ++k) {
       if (reduced_axis(k)) {
         if (keepdim && out->sizes[k] != 1)
-          invalid("out axis " + std::to_string(k) + " has size " + std::to_string(out->sizes[k]) +
+          reject("out axis " + std::to_string(k) + " has size " + std::to_string(out->sizes[k]) +
                   "; a reduced axis has size 1 in a keepdim layout");
         if (keepdim) ++o;
         continue;
       }
       const int j = o++;
       if (out->sizes[j] != x.sizes[k])
-        invalid("out axis " + std::to_string(j) + " has size " + std::to_string(out->sizes[j]) +
+        reject("out axis " + std::to_string(j) + " has size " + std::to_string(out->sizes[j]) +
                 " but the kept axis " + std::to_string(k) + " has size " +
                 std::to_string(x.sizes[k]));
       if (out->strides[j] < 0)
-        invalid("out axis " + std::to_string(j) + " has a negative stride " +
+        reject("out axis " + std::to_string(j) + " has a negative stride " +
                 std::to_string(out->strides[j]));
       if (out->strides[j] == 0 && out->sizes[j] > 1)
-        invalid("out axis " + std::to_string(j) + " has stride 0 and size " +
+        reject("out axis " + std::to_string(j) + " has stride 0 and size " +
                 std::to_string(out->sizes[j]) + ": its results would share one element");
       out_strides[k] = out->strides[j];
     }

@@ -16,6 +16,15 @@
 namespace reducelab {
 namespace detail {
 
+void reject(const std::string& message) {
+  throw Error(ErrorCode::invalid_argument, message);
+}
+
+void require_rank(int rank) {
+  if (rank < 0 || rank > kMaxRank)
+    reject("rank " + std::to_string(rank) + " is outside [0, " + std::to_string(kMaxRank) + "]");
+}
+
 // Enum values first (an Op or DType cast from a bad integer), then what the op needs.
 void require_valid_op(Op op, DType dtype, const void* d_y) {
   if (!is_valid(op))

@@ -3,12 +3,20 @@
 // before anything is launched.
 
 #include <cstddef>
+#include <string>
 
 #include "common/pointer_check.hpp"
+#include "reducelab/axis.hpp"
 #include "reducelab/dtype.hpp"
 #include "reducelab/op.hpp"
 
 namespace reducelab::detail {
+
+//! Throws reducelab::Error (invalid_argument) with `message`.
+[[noreturn]] void reject(const std::string& message);
+
+//! Throws reducelab::Error unless 0 <= rank <= kMaxRank (axis.hpp).
+void require_rank(int rank);
 
 //! Throws reducelab::Error for an invalid Op or DType value (one cast from a bad integer) and
 //! for a second array given to an op that reads one.
