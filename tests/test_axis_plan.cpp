@@ -89,6 +89,25 @@ TEST(AxisPlan, ColumnsAreTheStridedKernelReadingAlongTheKeptAxis) {
   EXPECT_LT(static_cast<std::uint64_t>(s.splits - 1) * s.chunk, v.reduced);
 }
 
+TEST(AxisPlan, AlignedColumnsAreReadFourAtATime) {
+  const AxisView v = canon(Layout::contiguous({32768, 4096}), axis_mask({0}));
+  EXPECT_EQ(vector_columns_width(v, 4, true), 4u);
+  EXPECT_EQ(vector_columns_width(v, 2, true), 8u);
+  EXPECT_EQ(vector_columns_width(v, 4, false), 1u);  // base not aligned
+  const AxisKernelShape s = plan_strided(v, kResident, kCapacity, kGroups, 4);
+  EXPECT_EQ(s.width, 4u);
+  EXPECT_EQ(s.columns, kAxisColumns);
+  EXPECT_EQ(s.grid, 4096u / (kAxisColumns * 4));
+  EXPECT_LE(static_cast<std::uint64_t>(s.grid) * s.columns * 4 * s.splits, kCapacity);
+  // Columns not a multiple of the vector, rows not on 16-byte boundaries, or a strided kept
+  // axis: one result per thread.
+  EXPECT_EQ(vector_columns_width(canon(Layout::contiguous({100, 6}), axis_mask({0})), 4, true), 1u);
+  EXPECT_EQ(vector_columns_width(canon(Layout::strided({100, 8}, {9, 1}), axis_mask({0})), 4, true),
+            1u);
+  EXPECT_EQ(vector_columns_width(canon(Layout::strided({100, 8}, {16, 2}), axis_mask({0})), 4, true),
+            1u);
+}
+
 TEST(AxisPlan, ManyColumnsNeedNoSplit) {
   const AxisView v = canon(Layout::contiguous({32, 4194304}), axis_mask({0}));
   const AxisKernelShape s = plan_strided(v, kResident, kCapacity, kGroups);

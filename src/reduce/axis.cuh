@@ -3,9 +3,11 @@
 // nor the segmented reduce can read (axis_plan.hpp says which): column reductions, a middle axis,
 // several axes, views whose rows are not a fixed stride apart. One kernel for all of them,
 // shaped by the plan:
-//   - a block computes `columns` results with `lanes` threads each; a thread folds every
-//     lanes-th reduced index of its result, in increasing order (so argmin/argmax keep the first
-//     index with a strict comparison, as in the range agent), four loads in flight;
+//   - a block computes `columns` results with `lanes` threads each (or `columns` groups of
+//     neighbouring results, one 16-byte vector wide, when the columns are aligned: vector
+//     columns); a thread folds every lanes-th reduced index of its results, in increasing order
+//     (so argmin/argmax keep the first index with a strict comparison, as in the range agent),
+//     four loads in flight;
 //   - the block's threads of a result combine through shared memory in a fixed tree;
 //   - with `splits` > 1, gridDim.y blocks share the block's results along the reduced axes:
 //     each stores a partial per result (store_partial, grid_step.cuh), takes a ticket, and the
@@ -22,6 +24,7 @@
 
 #include "common/kernel_launch.cuh"
 #include "common/resident_grid.cuh"
+#include "device/vector_load.cuh"
 #include "reduce/axis_plan.hpp"
 #include "reduce/grid_step.cuh"
 #include "reduce/launch.cuh"
@@ -76,12 +79,17 @@ __device__ __forceinline__ void result_offsets(const AxisView& v, std::uint64_t 
   }
 }
 
-template <class Traits, bool kOneReduced>
+//! kWidth == 1: one result per thread, element loads. kWidth == 16 / sizeof(T) (vector columns,
+//! axis_plan.hpp: vector_columns_width): `kWidth` neighbouring results per thread, one 16-byte
+//! load per reduced index covering all of them.
+template <class Traits, bool kOneReduced, int kWidth>
 __global__ void __launch_bounds__(kAxisBlock) axis_kernel(AxisArgs<typename Traits::Elem> a) {
   using T = typename Traits::Elem;
   using Acc = typename Traits::Acc;
+  using Vec = device::Vec16<T>;
   constexpr bool kDot = Traits::kArrays == 2;
   constexpr int kInFlight = 4;
+  static_assert(kWidth == 1 || kWidth == Vec::kCount, "a thread reads one element or one vector");
   __shared__ Acc slots[kAxisBlock];
   __shared__ bool is_last;
   const AxisView& v = a.view;
@@ -96,74 +104,120 @@ __global__ void __launch_bounds__(kAxisBlock) axis_kernel(AxisArgs<typename Trai
       r_begin + a.shape.chunk < v.reduced ? r_begin + a.shape.chunk : v.reduced;
   const T* __restrict__ x = a.x;
   const T* __restrict__ y = a.y;
+  // Results per block pass: columns x kWidth; this thread's first is (first + column) x kWidth.
+  const std::uint64_t groups = (v.outputs + kWidth - 1) / kWidth;
+  // Output distance between neighbouring results of a thread (the innermost kept axis's).
+  const std::int64_t out_step = v.kept_rank > 0 ? v.kept_out[v.kept_rank - 1] : 0;
 
-  for (std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * columns; first < v.outputs;
+  for (std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * columns; first < groups;
        first += static_cast<std::uint64_t>(gridDim.x) * columns) {
-    const std::uint64_t o = first + column;
-    const bool valid = o < v.outputs;
+    const std::uint64_t g = first + column;
+    const bool valid = g < groups;
     std::int64_t in = 0;
     std::int64_t out = 0;
-    typename Traits::State state = Traits::start();
+    typename Traits::State state[kWidth];
+#pragma unroll
+    for (int j = 0; j < kWidth; ++j) state[j] = Traits::start();
     if (valid) {
-      result_offsets(v, o, in, out);
+      result_offsets(v, g * kWidth, in, out);
+      // Reads reduced index r: kWidth elements of x (and y) at `in` + its offset.
+      auto load = [&](std::uint64_t r, T (&xs)[kWidth], T (&ys)[kWidth]) {
+        const std::int64_t at = in + reduced_offset<kOneReduced>(v, r);
+        if constexpr (kWidth == 1) {
+          xs[0] = x[at];
+          ys[0] = kDot ? y[at] : T{};
+        } else {
+          const Vec vx = Vec::from(device::load16<device::LoadHint::plain>(x + at));
+#pragma unroll
+          for (int j = 0; j < kWidth; ++j) xs[j] = vx.element[j];
+          if constexpr (kDot) {
+            const Vec vy = Vec::from(device::load16<device::LoadHint::plain>(y + at));
+#pragma unroll
+            for (int j = 0; j < kWidth; ++j) ys[j] = vy.element[j];
+          }
+        }
+      };
       std::uint64_t r = r_begin + lane;
       for (; r + (kInFlight - 1) * lanes < r_end; r += kInFlight * lanes) {
-        T xs[kInFlight];
-        T ys[kInFlight];
+        T xs[kInFlight][kWidth];
+        T ys[kInFlight][kWidth];
 #pragma unroll
-        for (int k = 0; k < kInFlight; ++k) {
-          const std::int64_t at = in + reduced_offset<kOneReduced>(v, r + k * lanes);
-          xs[k] = x[at];
-          ys[k] = kDot ? y[at] : T{};
-        }
+        for (int k = 0; k < kInFlight; ++k) load(r + k * lanes, xs[k], ys[k]);
 #pragma unroll
-        for (int k = 0; k < kInFlight; ++k) Traits::update(state, xs[k], ys[k], r + k * lanes);
+        for (int k = 0; k < kInFlight; ++k)
+#pragma unroll
+          for (int j = 0; j < kWidth; ++j) Traits::update(state[j], xs[k][j], ys[k][j], r + k * lanes);
       }
       for (; r < r_end; r += lanes) {
-        const std::int64_t at = in + reduced_offset<kOneReduced>(v, r);
-        Traits::update(state, x[at], kDot ? y[at] : T{}, r);
+        T xs[kWidth];
+        T ys[kWidth];
+        load(r, xs, ys);
+#pragma unroll
+        for (int j = 0; j < kWidth; ++j) Traits::update(state[j], xs[j], ys[j], r);
       }
     }
-    // The state never holds a vector here, so finish() reads nothing.
-    slots[slot] = Traits::finish(state, x);
-    __syncthreads();
-    for (unsigned half = lanes / 2; half > 0; half /= 2) {
-      if (lane < half)
-        slots[slot] = Traits::combine(slots[slot], slots[slot + half * lane_step]);
-      __syncthreads();
-    }
-    Acc acc = slots[slot];
-    if (v.reduced == 0) acc = Traits::empty();
-    const bool writer = valid && lane == 0;
-    if (gridDim.y == 1) {
-      if (writer) Traits::store(static_cast<typename Traits::Out*>(a.out) + out, acc);
-    } else {
-      // One pass only (the plan launches one block per result block when it splits).
-      Acc* mine = static_cast<Acc*>(a.partials) + o * gridDim.y;
-      if (writer) {
-        store_partial(mine + blockIdx.y, acc);
-        __threadfence();
+    // Each of the thread's results in turn: its lanes meet in shared memory in a fixed tree,
+    // then one block writes it, or every split stores a partial and the last one folds them.
+    if (gridDim.y > 1) {
+      // The partials of result o: partials[o x gridDim.y, (o + 1) x gridDim.y).
+      Acc* partials = static_cast<Acc*>(a.partials);
+#pragma unroll
+      for (int j = 0; j < kWidth; ++j) {
+        // The state never holds a vector here, so finish() reads nothing.
+        slots[slot] = Traits::finish(state[j], x);
+        __syncthreads();
+        for (unsigned half = lanes / 2; half > 0; half /= 2) {
+          if (lane < half) slots[slot] = Traits::combine(slots[slot], slots[slot + half * lane_step]);
+          __syncthreads();
+        }
+        if (valid && lane == 0) {
+          Acc acc = slots[slot];
+          if (v.reduced == 0) acc = Traits::empty();
+          store_partial(partials + (g * kWidth + j) * gridDim.y + blockIdx.y, acc);
+        }
+        __syncthreads();
       }
+      if (valid && lane == 0) __threadfence();
       __syncthreads();
-      if (threadIdx.x == 0) {
+      if (threadIdx.x == 0) {  // one pass only: the plan launches one block per result block
         cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(a.counters[blockIdx.x]);
         const bool last = counter.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.y - 1;
         if (last) counter.store(0u, cuda::memory_order_relaxed);
         is_last = last;
       }
       __syncthreads();
-      if (is_last && writer) {
+      if (is_last && valid && lane == 0) {
         __threadfence();
-        acc = load_partial(mine);
-        for (unsigned s = 1; s < gridDim.y; ++s) acc = Traits::combine(acc, load_partial(mine + s));
-        Traits::store(static_cast<typename Traits::Out*>(a.out) + out, acc);
+#pragma unroll
+        for (int j = 0; j < kWidth; ++j) {
+          const Acc* mine = partials + (g * kWidth + j) * gridDim.y;
+          Acc acc = load_partial(mine);
+          for (unsigned s = 1; s < gridDim.y; ++s) acc = Traits::combine(acc, load_partial(mine + s));
+          Traits::store(static_cast<typename Traits::Out*>(a.out) + out + j * out_step, acc);
+        }
+      }
+    } else {
+#pragma unroll
+      for (int j = 0; j < kWidth; ++j) {
+        slots[slot] = Traits::finish(state[j], x);
+        __syncthreads();
+        for (unsigned half = lanes / 2; half > 0; half /= 2) {
+          if (lane < half) slots[slot] = Traits::combine(slots[slot], slots[slot + half * lane_step]);
+          __syncthreads();
+        }
+        if (valid && lane == 0) {
+          Acc acc = slots[slot];
+          if (v.reduced == 0) acc = Traits::empty();
+          Traits::store(static_cast<typename Traits::Out*>(a.out) + out + j * out_step, acc);
+        }
+        __syncthreads();  // slots serve the next result
       }
     }
     __syncthreads();  // slots serve the next results
   }
 }
 
-template <class Traits, bool kOneReduced>
+template <class Traits, bool kOneReduced, int kWidth>
 struct AxisKernelTag {};
 
 template <class T>
@@ -171,19 +225,27 @@ void launch_axes(Op op, const T* x, const T* y, const AxisView& view, void* d_ou
                  const WorkspaceView& ws, cudaStream_t stream) {
   dispatch_op(op, [&](auto op_constant) {
     using Traits = TraitsFor<decltype(op_constant)::value, T>;
-    auto launch = [&](auto kernel, auto tag) {
+    constexpr int kVector = device::Vec16<T>::kCount;
+    auto aligned = [](const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15) == 0; };
+    const unsigned width = vector_columns_width(
+        view, sizeof(T), aligned(x) && (Traits::kArrays == 1 || aligned(y)));
+    auto launch = [&](auto kernel, auto tag, unsigned vector_width) {
       using Tag = decltype(tag);
       const unsigned resident = resident_grid<Tag>(kernel, kAxisBlock, ws.device);
       const std::uint64_t capacity = kPartialSlots * kPartialBytes / sizeof(typename Traits::Acc);
-      const AxisKernelShape shape = plan_strided(view, resident, capacity, kMaxGrid);
+      const AxisKernelShape shape = plan_strided(view, resident, capacity, kMaxGrid, vector_width);
       const AxisArgs<T> args{x, y, view, shape, d_out, ws.d_partials, ws.d_group_counters};
       launch_kernel<Tag>(kernel, dim3(shape.grid, shape.splits), kAxisBlock, stream, ws.device,
                          "launch of reducelab axis_kernel", args);
     };
     if (view.reduced_rank <= 1) {
-      launch(axis_kernel<Traits, true>, AxisKernelTag<Traits, true>{});
+      if (width > 1) {
+        launch(axis_kernel<Traits, true, kVector>, AxisKernelTag<Traits, true, kVector>{}, width);
+      } else {
+        launch(axis_kernel<Traits, true, 1>, AxisKernelTag<Traits, true, 1>{}, 1);
+      }
     } else {
-      launch(axis_kernel<Traits, false>, AxisKernelTag<Traits, false>{});
+      launch(axis_kernel<Traits, false, 1>, AxisKernelTag<Traits, false, 1>{}, 1);
     }
   });
 }

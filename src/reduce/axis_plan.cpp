@@ -176,8 +176,21 @@ AxisRows rows_of(const AxisView& view) {
           static_cast<std::uint64_t>(view.kept_out[0])};
 }
 
+unsigned vector_columns_width(const AxisView& view, std::size_t element_bytes, bool x_aligned) {
+  const auto width = static_cast<std::int64_t>(16 / element_bytes);
+  if (!x_aligned || view.kept_rank == 0 || view.outputs == 0 || view.reduced == 0) return 1;
+  const int inner = view.kept_rank - 1;
+  if (view.kept_in[inner] != 1 || view.kept_sizes[inner] % width != 0) return 1;
+  for (int i = 0; i < inner; ++i)
+    if (view.kept_in[i] % width != 0) return 1;
+  for (int i = 0; i < view.reduced_rank; ++i)
+    if (view.reduced_in[i] % width != 0) return 1;
+  return static_cast<unsigned>(width);
+}
+
 AxisKernelShape plan_strided(const AxisView& view, unsigned resident_blocks,
-                             std::uint64_t partial_capacity, unsigned max_groups) {
+                             std::uint64_t partial_capacity, unsigned max_groups,
+                             unsigned vector_width) {
   auto pow2_at_least = [](std::uint64_t value, unsigned cap) {
     unsigned p = 1;
     while (p < value && p < cap) p *= 2;
@@ -196,16 +209,19 @@ AxisKernelShape plan_strided(const AxisView& view, unsigned resident_blocks,
     shape.columns = kAxisBlock / shape.lanes;
   } else {
     // Columns (the innermost kept axis contiguous: a warp reads 32 neighbouring results' elements
-    // of one reduced index), or nothing contiguous: results across the threads.
-    shape.columns = pow2_at_least(view.outputs, kAxisColumns);
+    // of one reduced index, or 32 x width with vector columns), or nothing contiguous: results
+    // across the threads.
+    shape.width = vector_width;
+    shape.columns = pow2_at_least(view.outputs / shape.width, kAxisColumns);
     shape.lanes = kAxisBlock / shape.columns;
   }
-  const std::uint64_t blocks = (view.outputs + shape.columns - 1) / shape.columns;
+  const std::uint64_t per_block = std::uint64_t{shape.columns} * shape.width;
+  const std::uint64_t blocks = (view.outputs + per_block - 1) / per_block;
   const std::uint64_t resident = std::max(1u, resident_blocks);
   if (blocks < resident && blocks <= max_groups && view.reduced > 0) {
     const std::uint64_t by_fill = (resident + blocks - 1) / blocks;
     const std::uint64_t by_work = view.reduced / (std::uint64_t{shape.lanes} * kAxisMinPerThread);
-    const std::uint64_t by_room = partial_capacity / (blocks * shape.columns);
+    const std::uint64_t by_room = partial_capacity / (blocks * per_block);
     const std::uint64_t splits =
         std::min({by_fill, by_work, by_room, std::uint64_t{65535}});
     shape.splits = static_cast<unsigned>(std::max<std::uint64_t>(1, splits));

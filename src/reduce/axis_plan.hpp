@@ -97,7 +97,10 @@ AxisRows rows_of(const AxisView& view);
 
 struct AxisKernelShape {
   bool reduced_major = false;  //!< consecutive threads take consecutive reduced indices
-  unsigned columns = 1;        //!< results per block
+  unsigned columns = 1;        //!< threads along the results per block
+  //! Neighbouring results per thread: 1, or a 16-byte vector's elements (vector columns: one
+  //! 16-byte load reads `width` results' elements of one reduced index).
+  unsigned width = 1;
   unsigned lanes = kAxisBlock;  //!< threads per result
   unsigned splits = 1;          //!< blocks along the reduced axes (gridDim.y)
   std::uint64_t chunk = 0;      //!< reduced indices per split (the last may have fewer)
@@ -105,8 +108,17 @@ struct AxisKernelShape {
 };
 
 //! `resident_blocks`: blocks of axis_kernel the GPU holds at once; `partial_capacity`: partials
-//! (of the op's accumulator) the workspace holds; `max_groups`: its group counters.
+//! (of the op's accumulator) the workspace holds; `max_groups`: its group counters. `vector_width`:
+//! results one 16-byte load may cover (16 / element size) when the view allows it
+//! (vector_columns_width), else 1.
 AxisKernelShape plan_strided(const AxisView& view, unsigned resident_blocks,
-                             std::uint64_t partial_capacity, unsigned max_groups);
+                             std::uint64_t partial_capacity, unsigned max_groups,
+                             unsigned vector_width = 1);
+
+//! 16 / element_bytes when every group of that many neighbouring results starts on a 16-byte
+//! boundary of x (and y) and the innermost kept axis is contiguous and a multiple of it long, so
+//! axis_kernel may read `width` columns with one load; else 1. `x_aligned`: the base pointers
+//! (x, and y for dot) are 16-byte aligned.
+unsigned vector_columns_width(const AxisView& view, std::size_t element_bytes, bool x_aligned);
 
 }  // namespace reducelab::detail
