@@ -314,6 +314,19 @@ TYPED_TEST(SegmentRagged, HeavyTailedLengths) {
   this->check_lengths(lengths, 0, seed, "heavy-tailed lengths");
 }
 
+// The offsets' window (32 segment ends a warp holds) moving on inside one 32-vector chunk: many
+// segments of 0..3 elements, and runs of hundreds of empty ones, over every warp's slice.
+TYPED_TEST(SegmentRagged, DenseTinySegmentsAndRunsOfEmptyOnes) {
+  std::mt19937_64 random(kSeed + 11);
+  std::vector<std::size_t> lengths;
+  for (int s = 0; s < 200000; ++s) lengths.push_back(random() % 4);
+  lengths.insert(lengths.begin() + 5000, 700, 0);
+  lengths.insert(lengths.begin() + 100000, 40, 0);
+  lengths.insert(lengths.end(), 100, 0);
+  lengths.insert(lengths.begin(), 33, 0);
+  this->check_lengths(lengths, 2, kSeed + 11, "dense tiny segments and runs of empty ones");
+}
+
 // A decreasing pair is an empty segment, never a crash or a hang; the other segments (long ones
 // included, read on the slower path) keep their results, and the next call is unaffected.
 TYPED_TEST(SegmentRagged, DecreasingPairIsAnEmptySegment) {

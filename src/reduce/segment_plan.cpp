@@ -70,13 +70,11 @@ FixedSegmentPlan plan_fixed_segments(std::size_t num_segments, std::size_t segme
 RaggedSegmentPlan plan_ragged_segments(std::size_t num_segments, const SegmentCapacity& capacity,
                                        unsigned max_partials) {
   RaggedSegmentPlan plan;
-  // Groups of 32 only when every resident warp gets one: with fewer segments a warp per segment
-  // keeps more warps busy (the lengths are unknown here, so the long ones may be among them).
-  const std::size_t resident_warps = static_cast<std::size_t>(std::max(1u, capacity.team_blocks)) *
-                                     std::max(1u, capacity.team_block_warps);
-  plan.group = num_segments >= kLaneGroup * resident_warps ? kLaneGroup : 1;
-  plan.team_grid = team_grid((num_segments + plan.group - 1) / plan.group, capacity);
-  plan.long_grid = std::max(1u, std::min(capacity.long_blocks, max_partials / 2));
+  // The whole resident grid whatever the segments: the lengths are unknown here, and the slices
+  // give every warp the same share of the elements.
+  plan.grid = std::max(1u, std::min(std::max(1u, capacity.ragged_blocks), max_partials / 2));
+  plan.fallback_grid = std::max(
+      1u, static_cast<unsigned>(std::min<std::size_t>(num_segments, capacity.fallback_blocks)));
   return plan;
 }
 
