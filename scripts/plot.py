@@ -294,9 +294,12 @@ def _pyplot():
 
 
 def _style(row, index, count):
-    """Line/bar style: the ladder fades along a colour map, CUB and reducelab stand out."""
+    """Line/bar style: the ladder fades along a colour map, CUB and reducelab stand out. A second
+    CUB row (a newer CCCL's, e.g. "CUB 3.6 fixed") is grey and dotted beside the toolkit's."""
     plt = _pyplot()
     if is_cub(row):
+        if row["impl"].upper() != "CUB":
+            return {"color": "0.45", "linestyle": ":", "marker": "^"}
         return {"color": "black", "linestyle": "--", "marker": "s"}
     if impl_rank(row)[0] == 2:
         return {"color": "tab:red", "linestyle": "-", "marker": "D", "linewidth": 2.4}

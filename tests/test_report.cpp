@@ -73,6 +73,23 @@ TEST(Report, TableShowsSpeedupOverV0AndTimeRelativeToCub) {
   EXPECT_EQ(alone.find("time / CUB"), std::string::npos);
 }
 
+TEST(Report, TimeRelativeToTheFirstCubRowWhenThereAreTwo) {
+  // The segmented suite with a newer CCCL: the toolkit's CUB, then the fixed-size one.
+  const std::vector<Measurement> rows = {row("CUB", "cub", 125.0),
+                                         row("CUB 3.6 fixed", "cub", 100.0),
+                                         row("reducelab", "production", 50.0)};
+  const std::string table = render_table(rows);
+  EXPECT_NE(table.find("| CUB | change of CUB | 125.0 us |"), std::string::npos) << table;
+  EXPECT_NE(table.find("| CUB 3.6 fixed | change of CUB 3.6 fixed | 100.0 us |"),
+            std::string::npos) << table;
+  EXPECT_NE(table.find("| 0.80x |"), std::string::npos) << table;  // CUB 3.6 fixed
+  EXPECT_NE(table.find("| 0.40x |"), std::string::npos) << table;  // reducelab
+  // A first CUB row that was not run leaves the reference to the next one.
+  std::vector<Measurement> skipped = rows;
+  skipped[0].status = "not run: CUB's segmented argmin gives int indices";
+  EXPECT_NE(render_table(skipped).find("| 0.50x |"), std::string::npos);  // reducelab
+}
+
 TEST(Report, CsvAndJsonCarryTheContext) {
   Context context;
   context.command = "bench";

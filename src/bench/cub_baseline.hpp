@@ -64,4 +64,18 @@ std::unique_ptr<CubSegmentedReduce> make_cub_strided_reduce(Op op, DType dtype,
                                                             const AxisWalk& walk,
                                                             std::size_t results);
 
+#if REDUCELAB_HAVE_CCCL_FIXED
+//! The same reductions over num_segments rows of segment_size elements through the fixed-size
+//! overloads of a newer CCCL's DeviceSegmentedReduce (CCCL >= 3.2: num_segments and an int
+//! segment_size instead of offsets; ArgMin/ArgMax write cuda::std::pair<int, T>), compiled
+//! against the headers of REDUCELAB_CCCL_INCLUDE, not the toolkit's. Throws reducelab::Error
+//! (invalid_argument) when segment_size exceeds INT_MAX. call() says "(fixed size, CUB 3.6.0)".
+std::unique_ptr<CubSegmentedReduce> make_cub_fixed_segmented_reduce(Op op, DType dtype,
+                                                                    std::size_t num_segments,
+                                                                    std::size_t segment_size);
+
+//! The name of its rows, "CUB 3.6 fixed": major.minor of that CCCL's CUB_VERSION.
+std::string cub_fixed_impl();
+#endif
+
 }  // namespace reducelab::bench

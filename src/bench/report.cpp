@@ -71,7 +71,8 @@ std::string render_table(const std::vector<Measurement>& rows) {
     const Measurement* cub = nullptr;
     for (const Measurement* m : group) {
       if (m->impl == "V0" && m->status == "ok") v0 = m;
-      if (m->kind == "cub" && m->status == "ok") cub = m;
+      // The first CUB row: the toolkit's, before a newer CCCL's fixed-size one.
+      if (m->kind == "cub" && m->status == "ok" && cub == nullptr) cub = m;
     }
     out << "\n" << std::get<0>(key) << " " << std::get<1>(key) << ", N = "
         << format_count(std::get<2>(key));

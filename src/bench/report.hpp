@@ -59,7 +59,8 @@ std::string format_count(std::size_t n);
 std::string format_time(double microseconds);
 
 //! The article's table, one block per (op, dtype, n, shape): impl, change, median, noise, GB/s,
-//! % of peak, speedup over V0 (when V0 is present) and time relative to CUB (when present).
+//! % of peak, speedup over V0 (when V0 is present) and time relative to CUB (when present; the
+//! first ok CUB row when there are two, as in the segmented suite with a newer CCCL).
 //! Markdown, so it pastes into docs/results unchanged.
 std::string render_table(const std::vector<Measurement>& rows);
 

@@ -129,26 +129,34 @@ void require_memory(const SuiteConfig& config, std::size_t n, std::size_t result
                                           std::string(to_string(config.op)));
 }
 
-// CUB's candidate, or (in `rows`) why it is not run: its ArgMin/ArgMax give int indices.
+// A CUB candidate named `impl`, or (in `rows`) why it is not run: CUB's segmented ArgMin/ArgMax
+// give int indices, and its fixed-size overloads (`fixed`) take an int segment size.
 void add_cub(const SuiteConfig& config, std::size_t largest, const Measurement& row,
              const std::function<std::shared_ptr<CubSegmentedReduce>()>& make,
-             std::vector<SegmentedCandidate>& candidates, std::vector<Measurement>& rows) {
+             std::vector<SegmentedCandidate>& candidates, std::vector<Measurement>& rows,
+             const std::string& impl = "CUB", bool fixed = false) {
   if (!config.cub) return;
   const bool arg = config.op == Op::argmin || config.op == Op::argmax;
-  if (arg && largest > static_cast<std::size_t>(INT_MAX)) {
+  if ((arg || fixed) && largest > static_cast<std::size_t>(INT_MAX)) {
     Measurement m = row;
-    m.impl = "CUB";
+    m.impl = impl;
     m.kind = "cub";
-    m.change = "cub::DeviceSegmentedReduce::" +
-               std::string(config.op == Op::argmin ? "ArgMin" : "ArgMax");
-    m.status =
-        "not run: CUB's segmented " + m.op + " gives int indices and a segment exceeds 2^31 - 1";
+    if (fixed) {
+      m.change = "cub::DeviceSegmentedReduce (fixed size)";
+      m.status = "not run: CUB's fixed-size overloads take an int segment size and a segment "
+                 "exceeds 2^31 - 1";
+    } else {
+      m.change = "cub::DeviceSegmentedReduce::" +
+                 std::string(config.op == Op::argmin ? "ArgMin" : "ArgMax");
+      m.status =
+          "not run: CUB's segmented " + m.op + " gives int indices and a segment exceeds 2^31 - 1";
+    }
     rows.push_back(m);
     return;
   }
   std::shared_ptr<CubSegmentedReduce> cub = make();
   candidates.push_back(
-      {"CUB", "cub", cub->call(), cub->result_bytes(), false,
+      {impl, "cub", cub->call(), cub->result_bytes(), false,
        [cub](const void* x, const void* y, void* out, cudaStream_t s) { cub->run(x, y, out, s); },
        [cub](const unsigned char* results, std::size_t s, unsigned char* slot) {
          cub->to_slot(results, s, slot);
@@ -269,6 +277,17 @@ std::vector<Measurement> run_shape(const SuiteConfig& config, const SegmentSpec&
                                              offsets_ptr);
           },
           candidates, rows);
+#if REDUCELAB_HAVE_CCCL_FIXED
+  // Fixed rows again through a newer CCCL's fixed-size overloads (REDUCELAB_CCCL_INCLUDE), after
+  // the toolkit's CUB, which stays the table's "time / CUB" reference.
+  if (!shape.ragged()) {
+    add_cub(config, shape.size, row,
+            [&] {
+              return make_cub_fixed_segmented_reduce(config.op, config.dtype, count, shape.size);
+            },
+            candidates, rows, cub_fixed_impl(), true);
+  }
+#endif
   if (config.production && axes != nullptr) {
     candidates.push_back(reduce_axes_candidate(config, *axes));
   } else if (config.production) {
