@@ -3,7 +3,8 @@
 # (or ./gpu-out) and the last lines printed are a short summary.
 #   scripts/gpu_check.sh [--bin DIR] STEP...
 # Steps: info, ctest, tests, large, bench, bench-all, production, tune, tune-small, sweep,
-# sweep-production, profile, sanitize, axis-tests, axis-sweep, axis-shapes.
+# sweep-production, profile, sanitize, axis-tests, other-tests (every test but the axis, segment
+# and large ones), axis-sweep, axis-shapes.
 # With --bin DIR the binaries come from DIR (built elsewhere and carried); otherwise the script
 # configures and builds the release preset here first.
 set -u -o pipefail
@@ -53,6 +54,7 @@ for s in "$@"; do
     profile) step profile profile.log "$cli" profile --n 2^24 --md "$out/profile.md" --raw-csv "$out/profile.csv" ;;
     sanitize) OUT=$out step sanitize sanitize.log scripts/sanitize.sh "$tests"; cat "$out/sanitize.log" ;;
     axis-tests) step axis-tests axis-tests.log "$tests" --gtest_filter='Segment*:Axis*:-*Large*' ;;
+    other-tests) step other-tests other-tests.log "$tests" --gtest_filter='-*Large*:Segment*:Axis*' ;;
     axis-sweep)
       step axis-sweep-rows axis-sweep-rows.log "$cli" sweep --axis-sweep rows --total 2^27 --json "$out/axis-sweep-rows.json"
       step axis-sweep-columns axis-sweep-columns.log "$cli" sweep --axis-sweep columns --total 2^27 --json "$out/axis-sweep-columns.json" ;;
@@ -61,7 +63,8 @@ for s in "$@"; do
                "--shape 4194304x32 --axis 0" "--shape 524288x256 --axis 1" "--shape 1024x131072 --axis 0" \
                "--shape 512x256x1024 --axis 1" "--shape 64x1024 --axis 1" "--shape 1024x64 --axis 1" \
                "--shape 131072x1024 --axis 1" "--shape 32768x4096 --axis 1" "--shape 1x134217728 --axis 1" \
-               "--shape 512x256x1024 --axis 0,2" "--segments ragged:heavy:2097152:64"; do
+               "--shape 512x256x1024 --axis 0,2" "--segments ragged:heavy:2097152:64" \
+               "--segments ragged:uniform:1048576:256" "--segments ragged:heavy:65536:2048"; do
         name=$(echo "$a" | tr -c 'a-z0-9' _)
         step "axis-shape $a" "shape-$name.log" "$cli" bench $a --json "$out/shape-$name.json" --md "$out/shape-$name.md"
       done ;;
