@@ -88,6 +88,13 @@ TEST(SegmentPlan, FixedSizeTiers) {
   EXPECT_EQ(many.blocks_per_segment, 1u);
   EXPECT_EQ(many.grid, c.blocks);
 
+  // Long rows, enough of them for every resident warp in whole rounds: a warp each.
+  const std::size_t resident_warps = std::size_t{c.team_blocks} * c.team_block_warps;
+  EXPECT_EQ(plan(4 * resident_warps, kBlockSegmentMin).path, SegmentPath::teams);
+  EXPECT_EQ(plan(32768, 4096).path, SegmentPath::teams);  // 3.88 rounds: 97% full
+  EXPECT_EQ(plan(10000, 4096).path, SegmentPath::blocks);  // 1.18 rounds: half the last idle
+  EXPECT_EQ(plan(4 * resident_warps, kWarpSegmentMax + 1).path, SegmentPath::blocks);
+
   // Few long segments: groups of blocks, about one resident grid in all.
   const FixedSegmentPlan few = plan(7, (std::size_t{1} << 20) + 3);
   EXPECT_EQ(few.path, SegmentPath::blocks);

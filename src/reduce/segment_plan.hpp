@@ -51,6 +51,9 @@ inline constexpr std::size_t kThreadSegmentMax = 32;
 //! 4096 4-byte elements are 1,024 16-byte vectors: 32 per lane of a warp, 2 per thread of a
 //! 512-thread block.
 inline constexpr std::size_t kBlockSegmentMin = 4096;
+//! Rows up to this long still go to a warp each when there are enough rows to fill every
+//! resident warp (plan_fixed_segments): a warp then reads at most 4 MB of f32 per row.
+inline constexpr std::size_t kWarpSegmentMax = std::size_t{1} << 20;
 //! Segments a warp takes at once when it reads them a thread each: one per lane.
 inline constexpr unsigned kLaneGroup = 32;
 //! Fixed-size rows of whole 16-byte vectors, each row starting on a 16-byte boundary, with a

@@ -467,6 +467,20 @@ __global__ void __launch_bounds__(kTeamBlock)
     return acc;
   };
 
+  // The open segment has ended (within the round, or exactly with the chunk): fold it into its
+  // result, or into the warp's head piece when it began before the slice.
+  auto close_open = [&]() {
+    const Acc acc = fold_open();
+    if (lane == 0) {
+      if (open_before) {
+        heads[warp] = Piece{acc, open_begin, open_end, s + open_r, true, true};
+      } else {
+        write(s + open_r, acc);
+      }
+    }
+    open_r = -1;
+  };
+
   const bool walks = lo < hi || first_warp;  // a warp with no elements only reports its piece
   if (lo < last_offset) {
     load_window();
@@ -515,6 +529,7 @@ __global__ void __launch_bounds__(kTeamBlock)
             Traits::update(open, vx.element[j], y_of(j, e),
                            static_cast<std::size_t>(e - open_begin));
         }
+        if (chunk_hi == open_end) close_open();  // it ends with the chunk
         continue;
       }
       // Rounds: the elements of the chunk the window covers, then the window moves on.
@@ -590,17 +605,7 @@ __global__ void __launch_bounds__(kTeamBlock)
           write(s + first_r, first_continues && lane > 0 ? Traits::combine(before, first) : first);
         if (run_r >= 0 && ends[run_r] <= lane_hi) write(s + run_r, scan);
         // The open segment ends in this round: fold it.
-        if (open_r >= 0 && open_end <= round_hi) {
-          const Acc acc = fold_open();
-          if (lane == 0) {
-            if (open_before) {
-              heads[warp] = Piece{acc, open_begin, open_end, s + open_r, true, true};
-            } else {
-              write(s + open_r, acc);
-            }
-          }
-          open_r = -1;
-        }
+        if (open_r >= 0 && open_end <= round_hi) close_open();
         // The last run of the round goes on: it becomes the open segment.
         const unsigned last_tag = __shfl_sync(device::kFullWarpMask, tag, 31);
         if ((last_tag & kNoRun) == 0 && ends[last_tag & 0xffu] > round_hi) {
