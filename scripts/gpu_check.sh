@@ -4,7 +4,7 @@
 #   scripts/gpu_check.sh [--bin DIR] STEP...
 # Steps: info, ctest, tests, large, bench, bench-all, production, tune, tune-small, sweep,
 # sweep-production, profile, sanitize, axis-tests, other-tests (every test but the axis, segment
-# and large ones), axis-sweep, axis-shapes.
+# and large ones), axis-sweep, axis-shapes, axis-all-ops, sanitize-axis.
 # With --bin DIR the binaries come from DIR (built elsewhere and carried); otherwise the script
 # configures and builds the release preset here first.
 set -u -o pipefail
@@ -58,6 +58,14 @@ for s in "$@"; do
     axis-sweep)
       step axis-sweep-rows axis-sweep-rows.log "$cli" sweep --axis-sweep rows --total 2^27 --json "$out/axis-sweep-rows.json"
       step axis-sweep-columns axis-sweep-columns.log "$cli" sweep --axis-sweep columns --total 2^27 --json "$out/axis-sweep-columns.json" ;;
+    axis-all-ops)  # every op x type along rows (CUB beside) and along columns (no CUB: 9 ms a call)
+      step axis-all-ops-rows axis-all-ops-rows.log "$cli" bench --shape 131072x1024 --axis 1 --op all --dtype all --json "$out/axis-all-ops-rows.json" --md "$out/axis-all-ops-rows.md"
+      step axis-all-ops-columns axis-all-ops-columns.log "$cli" bench --shape 32768x4096 --axis 0 --op all --dtype all --no-cub --json "$out/axis-all-ops-columns.json" --md "$out/axis-all-ops-columns.md" ;;
+    sanitize-axis)  # memcheck and racecheck over the segmented and axis kernels, f32, 100 s each
+      for tool in memcheck racecheck initcheck; do
+        step "sanitize-axis $tool" "sanitize-axis-$tool.log" timeout 100 compute-sanitizer --tool "$tool" --error-exitcode 99 "$tests" --gtest_filter='SegmentFixed/0.*:SegmentRagged/0.EmptySegments*:SegmentRagged/0.DenseTiny*:AxisShapes/0.*:AxisCalls.*'
+        grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$out/sanitize-axis-$tool.log" | tail -3
+      done ;;
     axis-shapes)  # the shapes, f32 sum: rows, columns, a middle axis, ragged, small batches
       for a in "--shape 4194304x32 --axis 1" "--shape 16777216x8 --axis 1" "--shape 32768x4096 --axis 0" \
                "--shape 4194304x32 --axis 0" "--shape 524288x256 --axis 1" "--shape 1024x131072 --axis 0" \

@@ -25,8 +25,7 @@ SegmentCapacity h200_like() {
   c.team_block_warps = 8;
   c.blocks = 132 * 4;
   c.block_tile_vectors = 512 * 4;
-  c.ragged_blocks = 132 * 8;
-  c.fallback_blocks = 132 * 4;
+  c.long_blocks = 132 * 4;
   return c;
 }
 
@@ -126,13 +125,17 @@ TEST(SegmentPlan, GroupsFitTheWorkspace) {
 
 TEST(SegmentPlan, Ragged) {
   const SegmentCapacity c = h200_like();
+  const std::size_t resident_warps = std::size_t{c.team_blocks} * c.team_block_warps;
   const RaggedSegmentPlan few = plan_ragged_segments(1000, c, kPartials);
-  EXPECT_EQ(few.grid, c.ragged_blocks);  // the whole GPU, whatever the segments
-  EXPECT_EQ(few.fallback_grid, c.fallback_blocks);
-  EXPECT_EQ(plan_ragged_segments(3, c, kPartials).fallback_grid, 3u);
+  EXPECT_EQ(few.group, 1u);
+  EXPECT_EQ(few.team_grid, 1000u / 8);
+  EXPECT_EQ(few.long_grid, c.long_blocks);
+  const RaggedSegmentPlan many = plan_ragged_segments(kLaneGroup * resident_warps, c, kPartials);
+  EXPECT_EQ(many.group, kLaneGroup);
+  EXPECT_EQ(many.team_grid, c.team_blocks);
   SegmentCapacity huge = c;
-  huge.ragged_blocks = 100000;
-  EXPECT_EQ(plan_ragged_segments(5, huge, kPartials).grid, kPartials / 2);  // two slots a block
+  huge.long_blocks = 100000;
+  EXPECT_EQ(plan_ragged_segments(5, huge, kPartials).long_grid, kPartials / 2);
 }
 
 TEST(SegmentSlices, EveryElementInOneSlice) {
@@ -157,97 +160,108 @@ TEST(SegmentSlices, EveryElementInOneSlice) {
   }
 }
 
-// What ragged_slices_kernel does with nondecreasing offsets, from RaggedSlicing alone: every
-// element in exactly one warp's slice, in order; every empty segment written by exactly one warp;
-// every segment that crosses blocks leaves one piece in each block of its SliceGroup, in distinct
-// slots of the group's fold, the other slots of the fold left at the identity.
-void check_ragged_slicing(const std::vector<std::int64_t>& offsets, int shift, int width,
-                          unsigned blocks, unsigned warps) {
+// What long_segments_kernel does with nondecreasing offsets, block by block: the segments from
+// the one that holds the slice's start, kBlock at a time while every one of a chunk starts before
+// the slice's end; a piece of each long one that overlaps the slice; whole, or a partial in the
+// group's slot.
+struct Piece {
+  unsigned block;
+  std::size_t segment;
+  std::int64_t from;
+  std::int64_t to;
+};
+
+std::vector<Piece> simulate_long_kernel(const std::vector<std::int64_t>& offsets, unsigned grid,
+                                        std::size_t long_min, std::size_t chunk_size) {
   const std::size_t num = offsets.size() - 1;
-  const RaggedSlicing slicing{offsets[0], offsets[num], shift, width, blocks, warps};
-  struct Range {
-    std::int64_t lo, hi;
-  };
-  std::vector<Range> block_ranges;
-  std::vector<Range> warp_ranges;
-  for (unsigned b = 0; b < blocks; ++b) {
-    block_ranges.push_back({slicing.element_at(slicing.block_slices().begin(b)),
-                            slicing.element_at(slicing.block_slices().begin(b + 1))});
-    const Slices inner = slicing.warp_slices(b);
-    for (unsigned w = 0; w < warps; ++w)
-      warp_ranges.push_back(
-          {slicing.element_at(inner.begin(w)), slicing.element_at(inner.begin(w + 1))});
+  const Slices slices{offsets[0], static_cast<std::uint64_t>(offsets[num] - offsets[0]), grid};
+  std::vector<Piece> pieces;
+  for (unsigned b = 0; b < grid; ++b) {
+    const std::int64_t lo = slices.begin(b);
+    const std::int64_t hi = slices.begin(b + 1);
+    // The last segment whose offset is at or below lo.
+    std::size_t chunk =
+        static_cast<std::size_t>(std::upper_bound(offsets.begin(), offsets.begin() + num, lo) -
+                                 offsets.begin()) -
+        1;
+    for (;; chunk += chunk_size) {
+      bool more = true;
+      for (std::size_t s = chunk; s < chunk + chunk_size; ++s) {
+        if (s >= num) {
+          more = false;
+          continue;
+        }
+        if (reads_piece(offsets[s], offsets[s + 1], lo, hi, long_min))
+          pieces.push_back({b, s, std::max(offsets[s], lo), std::min(offsets[s + 1], hi)});
+        more = more && offsets[s] < hi;
+      }
+      if (!more) break;
+    }
   }
-  // The warps' slices tile [offsets[0], offsets[num]) in order, inside their block's.
-  std::int64_t next = offsets[0];
-  for (std::size_t i = 0; i < warp_ranges.size(); ++i) {
-    ASSERT_EQ(warp_ranges[i].lo, next) << "warp " << i;
-    ASSERT_LE(warp_ranges[i].lo, warp_ranges[i].hi) << "warp " << i;
-    ASSERT_GE(warp_ranges[i].lo, block_ranges[i / warps].lo);
-    ASSERT_LE(warp_ranges[i].hi, block_ranges[i / warps].hi);
-    next = warp_ranges[i].hi;
-  }
-  ASSERT_EQ(next, offsets[num]);
+  return pieces;
+}
+
+void check_slicing(const std::vector<std::int64_t>& offsets, unsigned grid, std::size_t long_min) {
+  const std::size_t num = offsets.size() - 1;
+  const Slices slices{offsets[0], static_cast<std::uint64_t>(offsets[num] - offsets[0]), grid};
+  const std::vector<Piece> pieces = simulate_long_kernel(offsets, grid, long_min, 512);
+  std::map<std::size_t, std::vector<Piece>> by_segment;
+  for (const Piece& p : pieces) by_segment[p.segment].push_back(p);
   std::map<unsigned, std::size_t> slot_owner;  // partial slot -> segment
   for (std::size_t s = 0; s < num; ++s) {
     const std::int64_t begin = offsets[s];
     const std::int64_t end = offsets[s + 1];
-    if (begin == end) {
-      int writers = 0;
-      for (std::size_t i = 0; i < warp_ranges.size(); ++i)
-        writers += RaggedSlicing::owns_empty(warp_ranges[i].lo, warp_ranges[i].hi, i == 0, begin);
-      EXPECT_EQ(writers, 1) << "empty segment " << s << " at " << begin;
+    const bool is_long = end - begin >= static_cast<std::int64_t>(long_min);
+    const auto found = by_segment.find(s);
+    if (!is_long) {
+      EXPECT_EQ(found, by_segment.end()) << "short segment " << s << " read by the long kernel";
       continue;
     }
-    // The blocks holding a piece: those whose elements meet the segment, and those with no
-    // elements whose position lies inside it (a warp there reports an empty middle piece).
-    std::vector<unsigned> members;
-    for (unsigned b = 0; b < blocks; ++b) {
-      const Range r = block_ranges[b];
-      const bool meets = r.lo < r.hi && r.lo < end && r.hi > begin;
-      const bool inside = r.lo == r.hi && begin < r.lo && r.lo < end;
-      if (meets || inside) members.push_back(b);
-    }
-    const SliceGroup group = slicing.group(begin, end);
-    ASSERT_FALSE(members.empty()) << "segment " << s;
-    EXPECT_EQ(members.front(), group.first) << "segment " << s;
-    EXPECT_EQ(members.back(), group.last) << "segment " << s;
-    EXPECT_EQ(members.size(), group.members()) << "segment " << s << ": a block skipped";
-    if (group.whole()) continue;
-    for (unsigned b : members) {
-      const unsigned slot = group.slot(b);
-      EXPECT_EQ(slot, b == group.first ? 2 * b + 1 : 2 * b);
+    ASSERT_NE(found, by_segment.end()) << "long segment " << s << " read by no block";
+    std::vector<Piece> mine = found->second;
+    std::sort(mine.begin(), mine.end(),
+              [](const Piece& a, const Piece& b) { return a.block < b.block; });
+    const SliceGroup group = SliceGroup::of(slices, begin, end);
+    ASSERT_EQ(mine.size(), group.members()) << "segment " << s;
+    std::int64_t next = begin;
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+      EXPECT_EQ(mine[i].block, group.first + i) << "segment " << s;
+      EXPECT_EQ(mine[i].from, next) << "segment " << s << ": a gap or an overlap";
+      EXPECT_LE(mine[i].from, mine[i].to);
+      next = mine[i].to;
+      if (group.whole()) continue;
+      const unsigned slot = group.slot(mine[i].block);
       EXPECT_GE(slot, group.fold_first());
       EXPECT_LT(slot, group.fold_first() + group.fold_count());
       EXPECT_TRUE(slot_owner.emplace(slot, s).second) << "slot " << slot << " written twice";
     }
-    EXPECT_LE(group.fold_first() + group.fold_count(), 2 * blocks);
-  }
-}
-
-std::vector<std::int64_t> random_offsets(std::mt19937_64& random, std::size_t num) {
-  std::vector<std::int64_t> offsets(num + 1);
-  offsets[0] = static_cast<std::int64_t>(random() % 50);
-  for (std::size_t s = 0; s < num; ++s) {
-    const unsigned kind = random() % 10;
-    const std::int64_t length = kind < 3   ? 0
-                                : kind < 7 ? static_cast<std::int64_t>(random() % 64)
-                                : kind < 9 ? static_cast<std::int64_t>(64 + random() % 500)
-                                           : static_cast<std::int64_t>(random() % 20000);
-    offsets[s + 1] = offsets[s] + length;
-  }
-  return offsets;
-}
-
-TEST(RaggedSlicing, SlicesGroupsAndEmptySegmentsAgree) {
-  std::mt19937_64 random(20261130);
-  for (int trial = 0; trial < 150; ++trial) {
-    const std::vector<std::int64_t> offsets = random_offsets(random, 1 + random() % 300);
-    for (int width : {2, 4, 8}) {
-      const int shift = static_cast<int>(random() % width);
-      for (unsigned blocks : {1u, 2u, 5u, 64u, 1056u})
-        check_ragged_slicing(offsets, shift, width, blocks, 8);
+    EXPECT_EQ(next, end) << "segment " << s << " not read to its end";
+    if (!group.whole()) {
+      // The fold's other slots are the odd ones of inner blocks: no piece writes them.
+      for (unsigned b = group.first + 1; b < group.last; ++b)
+        EXPECT_TRUE(slot_owner.emplace(2 * b + 1, s).second) << "inner slot of block " << b;
+      EXPECT_LE(group.fold_first() + group.fold_count(), 2 * grid);
     }
+  }
+}
+
+TEST(SegmentSlices, LongSegmentsSplitIntoGroupsThatAgree) {
+  constexpr std::size_t kLong = 64;  // small, so that small inputs have many long segments
+  std::mt19937_64 random(20261130);
+  for (int trial = 0; trial < 200; ++trial) {
+    const std::size_t num = 1 + random() % 300;
+    std::vector<std::int64_t> offsets(num + 1);
+    offsets[0] = static_cast<std::int64_t>(random() % 50);
+    for (std::size_t s = 0; s < num; ++s) {
+      const unsigned kind = random() % 10;
+      const std::int64_t length = kind < 3   ? 0
+                                  : kind < 7 ? static_cast<std::int64_t>(random() % kLong)
+                                  : kind < 9 ? static_cast<std::int64_t>(kLong + random() % 500)
+                                             : static_cast<std::int64_t>(random() % 20000);
+      offsets[s + 1] = offsets[s] + length;
+    }
+    if (offsets[num] == offsets[0]) offsets[num] += kLong;  // the kernel runs only with a long one
+    for (unsigned grid : {1u, 2u, 5u, 64u, 528u, 4096u}) check_slicing(offsets, grid, kLong);
     if (HasFailure()) {
       ADD_FAILURE() << "trial " << trial;
       return;
@@ -255,19 +269,13 @@ TEST(RaggedSlicing, SlicesGroupsAndEmptySegmentsAgree) {
   }
 }
 
-TEST(RaggedSlicing, FewElementsManyBlocksAndOnlyEmptySegments) {
-  check_ragged_slicing({3, 3, 3, 3}, 1, 4, 1056, 8);        // only empty segments
-  check_ragged_slicing({0, 1}, 0, 4, 1056, 8);              // one element
-  check_ragged_slicing({2, 2, 9, 9, 11, 11}, 3, 4, 7, 8);  // fewer vectors than warps
-}
-
-TEST(RaggedSlicing, OneHugeSegmentAmongTinyOnes) {
+TEST(SegmentSlices, OneHugeSegmentAmongTinyOnes) {
   std::vector<std::int64_t> offsets{5};
   for (int s = 0; s < 1000; ++s) offsets.push_back(offsets.back() + s % 3);
   offsets.push_back(offsets.back() + (std::int64_t{1} << 31) + 5);
   for (int s = 0; s < 1000; ++s) offsets.push_back(offsets.back() + s % 4);
-  check_ragged_slicing(offsets, 1, 4, 1056, 8);
-  check_ragged_slicing(offsets, 0, 2, 4096, 8);
+  check_slicing(offsets, 528, kBlockSegmentMin);
+  check_slicing(offsets, 4096, kBlockSegmentMin);
 }
 
 }  // namespace

@@ -30,20 +30,6 @@ __device__ __forceinline__ T shfl_down(const T& value, int offset) {
                        [offset](unsigned w) { return __shfl_down_sync(kFullWarpMask, w, offset); });
 }
 
-// Lane i gets lane (i - offset)'s value (its own below offset).
-template <class T>
-__device__ __forceinline__ T shfl_up(const T& value, int offset) {
-  return shuffle_words(value,
-                       [offset](unsigned w) { return __shfl_up_sync(kFullWarpMask, w, offset); });
-}
-
-// Every lane gets lane `source`'s value.
-template <class T>
-__device__ __forceinline__ T shfl_from(const T& value, int source) {
-  return shuffle_words(value,
-                       [source](unsigned w) { return __shfl_sync(kFullWarpMask, w, source); });
-}
-
 // Lane i gets lane (i ^ mask)'s value.
 template <class T>
 __device__ __forceinline__ T shfl_xor(const T& value, int mask) {

@@ -13,7 +13,7 @@
 //     each stores a partial per result (store_partial, grid_step.cuh), takes a ticket, and the
 //     last one folds every result's partials in split order and writes the results.
 // Element offsets come from the canonical view: one multiply when the reduced axes merged into
-// one (kOneReduced), else a divide per axis.
+// one (kOneReduced), else a cursor over the reduced axes' digits (ReducedCursor).
 //
 // Order of operations: fixed by the view and the plan (which depends on the shape and the GPU
 // model), so a call repeats bitwise on the same GPU model.
@@ -44,21 +44,48 @@ struct AxisArgs {
   unsigned int* counters;  // splits > 1: one per result block, zero on entry and exit
 };
 
-//! Offset in x of reduced index r (flat, row-major over the canonical reduced axes).
-template <bool kOneReduced>
-__device__ __forceinline__ std::int64_t reduced_offset(const AxisView& v, std::uint64_t r) {
-  if constexpr (kOneReduced) {
-    return static_cast<std::int64_t>(r) * v.reduced_in[0];
-  } else {
-    std::int64_t offset = 0;
-    for (int i = v.reduced_rank - 1; i >= 0; --i) {
-      const auto size = static_cast<std::uint64_t>(v.reduced_sizes[i]);
-      offset += static_cast<std::int64_t>(r % size) * v.reduced_in[i];
-      r /= size;
+//! The offsets of reduced indices r, r + step, r + 2 step, ... when the reduced axes do not merge
+//! into one: r's digits over the canonical reduced axes (innermost last), advanced by step's
+//! digits with a carry, so an index costs a few adds per axis instead of a 64-bit divide per axis
+//! (512 x 256 x 1,024 over axes 0 and 2 read at 780 GB/s with the divides, session 6).
+struct ReducedCursor {
+  std::uint64_t digit[kMaxRank];
+  std::uint64_t step[kMaxRank];
+  std::int64_t offset;
+
+  __device__ __forceinline__ void start(const AxisView& v, std::uint64_t r, std::uint64_t by) {
+    offset = 0;
+#pragma unroll
+    for (int i = kMaxRank - 1; i >= 0; --i) {
+      digit[i] = 0;
+      step[i] = 0;
+      if (i < v.reduced_rank) {
+        const auto size = static_cast<std::uint64_t>(v.reduced_sizes[i]);
+        digit[i] = r % size;
+        r /= size;
+        step[i] = by % size;
+        by /= size;
+        offset += static_cast<std::int64_t>(digit[i]) * v.reduced_in[i];
+      }
     }
-    return offset;
   }
-}
+  //! To r + step (past the last index the digits wrap: never read).
+  __device__ __forceinline__ void advance(const AxisView& v) {
+    std::uint64_t carry = 0;
+#pragma unroll
+    for (int i = kMaxRank - 1; i >= 0; --i) {
+      if (i < v.reduced_rank) {
+        const auto size = static_cast<std::uint64_t>(v.reduced_sizes[i]);
+        std::uint64_t d = digit[i] + step[i] + carry;  // < 2 size: digit, step < size
+        carry = d >= size ? 1 : 0;
+        if (carry != 0) d -= size;
+        offset += (static_cast<std::int64_t>(d) - static_cast<std::int64_t>(digit[i])) *
+                  v.reduced_in[i];
+        digit[i] = d;
+      }
+    }
+  }
+};
 
 //! Offsets in x and in the output of result o.
 __device__ __forceinline__ void result_offsets(const AxisView& v, std::uint64_t o,
@@ -120,9 +147,19 @@ __global__ void __launch_bounds__(kAxisBlock) axis_kernel(AxisArgs<typename Trai
     for (int j = 0; j < kWidth; ++j) state[j] = Traits::start();
     if (valid) {
       result_offsets(v, g * kWidth, in, out);
-      // Reads reduced index r: kWidth elements of x (and y) at `in` + its offset.
+      // The thread's reduced indices come in increasing order, lanes apart: with several
+      // reduced axes a cursor follows them.
+      ReducedCursor cursor;
+      if constexpr (!kOneReduced) cursor.start(v, r_begin + lane, lanes);
+      // Reads reduced index r (the cursor's, with several axes): kWidth elements of x (and y).
       auto load = [&](std::uint64_t r, T (&xs)[kWidth], T (&ys)[kWidth]) {
-        const std::int64_t at = in + reduced_offset<kOneReduced>(v, r);
+        std::int64_t at = in;
+        if constexpr (kOneReduced) {
+          at += static_cast<std::int64_t>(r) * v.reduced_in[0];
+        } else {
+          at += cursor.offset;
+          cursor.advance(v);
+        }
         if constexpr (kWidth == 1) {
           xs[0] = x[at];
           ys[0] = kDot ? y[at] : T{};

@@ -42,8 +42,8 @@ FixedSegmentPlan plan_fixed_segments(std::size_t num_segments, std::size_t segme
   }
   // Long rows go to a warp each too when there are enough of them to keep every resident warp
   // busy in whole rounds (at least 90% of the last round full): one block per 4,096-element row
-  // read 32,768 such rows at 2,957 GB/s on the H200 (session 6, 167eb03), a warp per
-  // 1,024-element row 131,072 rows at 4,188.
+  // read 32,768 such rows at 2,957 GB/s on the H200 (session 6, 167eb03), a warp per row at
+  // 4,278 (94d1e4d); a warp per 1,024-element row read 131,072 rows at 4,188.
   const std::size_t resident_warps = static_cast<std::size_t>(std::max(1u, capacity.team_blocks)) *
                                      std::max(1u, capacity.team_block_warps);
   const std::size_t rounds = (num_segments + resident_warps - 1) / resident_warps;
@@ -80,11 +80,13 @@ FixedSegmentPlan plan_fixed_segments(std::size_t num_segments, std::size_t segme
 RaggedSegmentPlan plan_ragged_segments(std::size_t num_segments, const SegmentCapacity& capacity,
                                        unsigned max_partials) {
   RaggedSegmentPlan plan;
-  // The whole resident grid whatever the segments: the lengths are unknown here, and the slices
-  // give every warp the same share of the elements.
-  plan.grid = std::max(1u, std::min(std::max(1u, capacity.ragged_blocks), max_partials / 2));
-  plan.fallback_grid = std::max(
-      1u, static_cast<unsigned>(std::min<std::size_t>(num_segments, capacity.fallback_blocks)));
+  // Groups of 32 only when every resident warp gets one: with fewer segments a warp per segment
+  // keeps more warps busy (the lengths are unknown here, so the long ones may be among them).
+  const std::size_t resident_warps = static_cast<std::size_t>(std::max(1u, capacity.team_blocks)) *
+                                     std::max(1u, capacity.team_block_warps);
+  plan.group = num_segments >= kLaneGroup * resident_warps ? kLaneGroup : 1;
+  plan.team_grid = team_grid((num_segments + plan.group - 1) / plan.group, capacity);
+  plan.long_grid = std::max(1u, std::min(capacity.long_blocks, max_partials / 2));
   return plan;
 }
 

@@ -17,16 +17,16 @@
 //     segment would leave resident blocks idle (fewer segments than the GPU holds blocks); the
 //     blocks of a segment publish partials and the last of them folds (grid_step.cuh).
 //
-// Ragged (CSR) segments: the lengths are on the device, so the host cannot sort them; instead
-// ragged_slices_kernel cuts the element range [offsets[0], offsets[num_segments]) into equal
-// slices of 16-byte vectors, one per block and, inside it, one per warp (RaggedSlicing below), so
-// every warp reads the same number of bytes with coalesced 16-byte loads whatever the lengths:
-// ten thousand 3-element segments or one of 2^30 cost the same per byte. Each warp walks the
-// segment offsets alongside its elements; the pieces of a segment that crosses warps are merged
-// in the block, and across blocks by a group ticket (SliceGroup). Empty segments are written by
-// the warp whose slice holds their position. Offsets that decrease somewhere make the slices
-// meaningless: the kernel flags them and ragged_fallback_kernel then reads every segment with a
-// block (decreasing pairs give the empty result).
+// Ragged (CSR) segments: the lengths are on the device, so the host plans only from
+// num_segments; the kernels sort the segments out as they read the offsets:
+//   - segment_teams_kernel reads every segment shorter than kBlockSegmentMin: a thread each below
+//     kThreadSegmentMax, a warp each above; warps take 32 segments at once when there are enough
+//     segments to give every resident warp a group of 32, else one at a time;
+//   - long_segments_kernel reads the segments of at least kBlockSegmentMin elements: the element
+//     range [offsets[0], offsets[num_segments]) is cut into one slice per block (Slices below),
+//     each block reads the long segments' pieces in its slice, and the blocks that share a
+//     segment fold their partials as a group (SliceGroup). So one huge segment among tiny ones
+//     is read by the whole GPU, and heavy-tailed lengths spread evenly.
 //
 // The integer helpers below are host-and-device so the CPU tests check the slicing that the
 // kernel uses.
@@ -66,9 +66,6 @@ inline constexpr std::size_t kVectorRowsMax = 128;
 inline constexpr unsigned kTeamThreads = 256;
 //! 16-byte loads in flight per lane of vector_rows_kernel.
 inline constexpr unsigned kVectorRowLoads = 4;
-//! 16-byte loads in flight per lane of ragged_slices_kernel: a warp reads 4 x 512 contiguous
-//! bytes at a time.
-inline constexpr unsigned kRaggedLoads = 4;
 
 // ---- the plan ---------------------------------------------------------------------------------
 
@@ -85,8 +82,7 @@ struct SegmentCapacity {
   unsigned team_block_warps = 1;       //!< warps per block of it
   unsigned blocks = 1;                 //!< resident blocks of segment_blocks_kernel
   std::size_t block_tile_vectors = 1;  //!< 16-byte vectors one block of it loads in one batch
-  unsigned ragged_blocks = 1;          //!< resident blocks of ragged_slices_kernel
-  unsigned fallback_blocks = 1;        //!< resident blocks of ragged_fallback_kernel
+  unsigned long_blocks = 1;            //!< resident blocks of long_segments_kernel
 };
 
 struct FixedSegmentPlan {
@@ -99,8 +95,9 @@ struct FixedSegmentPlan {
 };
 
 struct RaggedSegmentPlan {
-  unsigned grid = 1;           //!< blocks of ragged_slices_kernel: at most max_partials / 2
-  unsigned fallback_grid = 1;  //!< blocks of ragged_fallback_kernel (exits at once unless flagged)
+  unsigned group = 1;      //!< segments a warp of segment_teams_kernel takes at once
+  unsigned team_grid = 1;  //!< blocks of segment_teams_kernel
+  unsigned long_grid = 1;  //!< blocks of long_segments_kernel (slices), at most kMaxGrid / 2
 };
 
 //! True where fixed-size segments take the scalar reduce: one segment of at least one element.
@@ -115,12 +112,12 @@ FixedSegmentPlan plan_fixed_segments(std::size_t num_segments, std::size_t segme
                                      std::size_t element_bytes, const SegmentCapacity& capacity,
                                      unsigned max_partials, bool aligned_rows = false);
 
-//! The plan for num_segments >= 1 ragged segments. The slices kernel keeps two partials and one
-//! group counter per block, so its grid is at most max_partials / 2.
+//! The plan for num_segments >= 1 ragged segments. The long kernel keeps two partials per block,
+//! so its grid is at most max_partials / 2.
 RaggedSegmentPlan plan_ragged_segments(std::size_t num_segments, const SegmentCapacity& capacity,
                                        unsigned max_partials);
 
-// ---- slices of the ragged kernel ----------------------------------------------------------------
+// ---- slices of the ragged long-segment kernel -------------------------------------------------
 
 //! `count` slices of the element range [base, base + total): slice b is [begin(b), begin(b + 1)),
 //! floor(b x total / count) elements from base, so slices differ in length by at most one and
@@ -171,47 +168,13 @@ struct SliceGroup {
   REDUCELAB_HOST_DEVICE unsigned fold_count() const { return 2 * (last - first); }
 };
 
-//! How ragged_slices_kernel cuts the elements [begin, end) of x among `blocks` blocks of `warps`
-//! warps. The unit is the 16-byte vector of x's own alignment (vector v holds the elements
-//! [v x width - shift, (v + 1) x width - shift), shift being x's offset in its 16-byte line, in
-//! elements), so every load is whole and aligned; a slice's element range is its vectors' elements
-//! clipped to [begin, end). Block b gets the vectors of block_slices() slice b, and its warp w slice
-//! w of those.
-struct RaggedSlicing {
-  std::int64_t begin;  //!< offsets[0]
-  std::int64_t end;    //!< offsets[num_segments], >= begin
-  int shift;           //!< x's offset in its 16-byte line, in elements
-  int width;           //!< elements per 16-byte vector
-  unsigned blocks;
-  unsigned warps;  //!< per block
-
-  REDUCELAB_HOST_DEVICE std::int64_t vector_of(std::int64_t e) const { return (e + shift) / width; }
-  REDUCELAB_HOST_DEVICE std::int64_t element_at(std::int64_t v) const {
-    const std::int64_t e = v * width - shift;
-    return e < begin ? begin : (e > end ? end : e);
-  }
-  REDUCELAB_HOST_DEVICE Slices block_slices() const {
-    const std::int64_t first = vector_of(begin);
-    const std::int64_t total = end > begin ? vector_of(end - 1) + 1 - first : 0;
-    return {first, static_cast<std::uint64_t>(total), blocks};
-  }
-  REDUCELAB_HOST_DEVICE Slices warp_slices(unsigned block) const {
-    const Slices outer = block_slices();
-    const std::int64_t first = outer.begin(block);
-    return {first, static_cast<std::uint64_t>(outer.begin(block + 1) - first), warps};
-  }
-  //! The blocks that share segment [seg_begin, seg_end) (non-empty, within [begin, end)).
-  REDUCELAB_HOST_DEVICE SliceGroup group(std::int64_t seg_begin, std::int64_t seg_end) const {
-    const Slices outer = block_slices();
-    return {outer.of(vector_of(seg_begin)), outer.of(vector_of(seg_end - 1))};
-  }
-  //! Whether the warp with element slice [lo, hi) writes the empty segment at position p (begin
-  //! <= p <= end): p in (lo, hi], or p == begin for the grid's first warp. The right-closed
-  //! slices of the non-empty warps tile (begin, end] exactly, so each empty segment has one writer.
-  REDUCELAB_HOST_DEVICE static bool owns_empty(std::int64_t lo, std::int64_t hi, bool first_warp,
-                                               std::int64_t p) {
-    return (lo < p && p <= hi) || (first_warp && p == lo);
-  }
-};
+//! Whether a long kernel's block with slice [lo, hi) reads a piece of segment [begin, end): the
+//! segment is long and overlaps the slice. An empty slice inside a long segment (lo == hi, only
+//! when there are fewer elements than blocks) reads an empty piece, so its group still counts
+//! every member.
+REDUCELAB_HOST_DEVICE inline bool reads_piece(std::int64_t begin, std::int64_t end, std::int64_t lo,
+                                              std::int64_t hi, std::size_t long_min) {
+  return end - begin >= static_cast<std::int64_t>(long_min) && begin < hi && end > lo;
+}
 
 }  // namespace reducelab::detail

@@ -5,20 +5,20 @@
 // (device/*.cuh) combine a team's threads; the group ticket (grid_step.cuh) folds the partials
 // of blocks that share a segment. The planner (segment_plan.hpp) picks the kernel.
 //
-// Fixed-size segments (rows), by the planner's choice:
-//   - vector_rows_kernel: a team of lanes per short aligned row of whole 16-byte vectors;
-//   - segment_teams_kernel: a thread or a warp per segment;
-//   - segment_blocks_kernel: a block, or a group of blocks, per segment.
-// Ragged segments (CSR offsets):
-//   - ragged_slices_kernel: the element range cut into equal slices, a warp each, whatever the
-//     lengths; the pieces of segments that cross slices are merged in order;
-//   - ragged_fallback_kernel, launched after it: returns at once unless the offsets decreased
-//     somewhere, and then reads every segment again with a block each.
+// Three kernels:
+//   - segment_teams_kernel: a thread or a warp per segment (short and medium segments, fixed or
+//     ragged);
+//   - segment_blocks_kernel: a block, or a group of blocks, per fixed-size segment;
+//   - long_segments_kernel: ragged segments of at least kBlockSegmentMin elements, read in
+//     slices of the element range so that every block gets the same number of elements.
+// A ragged call launches the first and the third; the first tells the third, through the
+// workspace's flags word, whether it saw a long segment at all and whether the offsets decrease
+// anywhere (the slices assume they do not; then every long segment is read by one block).
 //
 // Order of operations (bitwise repeatability): a segment's reduction order depends only on its
 // length, its offset in a 16-byte line and the plan, which depends on the shape and the GPU model
-// (its resident blocks); for ragged segments on the offsets, x's offset in a 16-byte line and the
-// grid, which fix where the slice boundaries fall. Groups fold in a fixed order.
+// (its resident blocks); for ragged long segments also on where the slice boundaries fall, that
+// is on offsets[0], offsets[num_segments] and the GPU model. Groups fold in a fixed order.
 
 #include <cstddef>
 #include <cstdint>
@@ -55,9 +55,10 @@ REDUCELAB_EXTERN_LAUNCH_TYPED(std::uint32_t)
 REDUCELAB_EXTERN_LAUNCH_TYPED(std::uint64_t)
 #undef REDUCELAB_EXTERN_LAUNCH_TYPED
 
-//! The workspace's segment flags word: set by ragged_slices_kernel when the offsets decrease
-//! somewhere, cleared by the last block of ragged_fallback_kernel.
+//! Bits of the workspace's segment flags word, set by segment_teams_kernel on ragged segments
+//! and cleared by the last block of long_segments_kernel.
 inline constexpr unsigned kSawDecreasingPair = 1;  //!< offsets[s + 1] < offsets[s] somewhere
+inline constexpr unsigned kSawLongSegment = 2;     //!< a segment of >= kBlockSegmentMin elements
 
 //! Threads per block of segment_teams_kernel, and vectors in flight per thread of its teams.
 inline constexpr int kTeamBlock = static_cast<int>(kTeamThreads);
@@ -144,12 +145,15 @@ struct TeamArgs {
   SegmentRows rows;
   void* out;               // num_segments x Traits::Out, out_stride apart
   std::size_t out_stride;  // results from one segment's result to the next's (1: contiguous)
-  unsigned group;          // segments a warp takes at once: kLaneGroup (one per lane) or 1
+  std::size_t long_min;  // segments at least this long are long_segments_kernel's (ragged)
+  unsigned group;        // segments a warp takes at once: kLaneGroup (one per lane) or 1
+  unsigned int* flags;   // ragged: the workspace's segment flags; null for fixed-size segments
 };
 
 //! Warps take `group` segments at a time. Each lane looks at its own: shorter than
-//! kThreadSegmentMax, the lane reads it alone and writes its result (empty ones included);
-//! longer, the whole warp reads it afterwards, one such segment after another.
+//! kThreadSegmentMax, the lane reads it alone and writes its result (empty and decreasing ones
+//! included); up to long_min, the whole warp reads it afterwards, one such segment after another;
+//! longer ones are left to long_segments_kernel, and flagged.
 template <class Traits, bool kYVector>
 __global__ void __launch_bounds__(kTeamBlock)
     segment_teams_kernel(TeamArgs<typename Traits::Elem> a) {
@@ -167,9 +171,13 @@ __global__ void __launch_bounds__(kTeamBlock)
     const std::size_t s = first + lane;
     SegmentRange range{0, 0, false};
     bool by_warp = false;
+    unsigned seen = 0;
     if (lane < a.group && s < a.num_segments) {
       range = a.rows(s);
-      if (range.count >= kThreadSegmentMax) {
+      if (range.decreasing) seen |= kSawDecreasingPair;
+      if (range.count >= a.long_min) {
+        seen |= kSawLongSegment;
+      } else if (range.count >= kThreadSegmentMax) {
         by_warp = true;
       } else {
         const Acc acc = range.count == 0 ? Traits::empty()
@@ -177,6 +185,10 @@ __global__ void __launch_bounds__(kTeamBlock)
                                                                            range.count, 0, 0, 1);
         store_result<Traits>(a.out, s, acc, a.out_stride);
       }
+    }
+    if (a.flags != nullptr) {
+      seen = __reduce_or_sync(device::kFullWarpMask, seen);
+      if (lane == 0 && seen != 0) atomicOr(a.flags, seen);
     }
     for (unsigned pending = __ballot_sync(device::kFullWarpMask, by_warp); pending != 0;
          pending &= pending - 1) {
@@ -301,429 +313,131 @@ __global__ void __launch_bounds__(Config::kBlock)
   }
 }
 
-// ---- ragged segments: the element range cut evenly across warps -------------------------------
+// ---- ragged segments of at least kBlockSegmentMin elements -----------------------------------
 
 template <class T>
-struct RaggedArgs {
+struct LongArgs {
   const T* x;
   const T* y;  // dot only
   std::size_t num_segments;
-  SegmentRows rows;        // CSR
-  void* out;               // num_segments x Traits::Out
-  void* partials;          // 2 x gridDim.x Traits::Acc (SliceGroup over blocks)
-  unsigned int* counters;  // gridDim.x group counters, zero on entry and exit
-  unsigned int* flags;     // the workspace's segment flags: kSawDecreasingPair
+  SegmentRows rows;            // CSR
+  void* out;                   // num_segments x Traits::Out
+  std::size_t long_min;        // the segments this kernel reads: at least this long
+  void* partials;              // 2 x gridDim.x Traits::Acc (SliceGroup)
+  unsigned int* counters;      // gridDim.x group counters, zero on entry and exit
+  unsigned int* grid_counter;  // the workspace's block counter, zero on entry and exit
+  unsigned int* flags;         // set by segment_teams_kernel; zero on exit
 };
 
 //! The last s in [0, num_segments) with offsets[s] <= value, for nondecreasing offsets with
-//! offsets[0] <= value: 32-way steps (each lane probes one offset), so about log32(num_segments)
-//! rounds of loads. With offsets that decrease somewhere the answer is some s in range.
-__device__ __forceinline__ std::size_t warp_last_at_or_below(const SegmentRows& rows,
-                                                             std::size_t num_segments,
-                                                             std::int64_t value, unsigned lane) {
-  std::size_t low = 0;
-  std::size_t high = num_segments;
+//! offsets[0] <= value: a search of kBlock-way steps (each thread probes one offset), so a few
+//! rounds of loads instead of log2(num_segments) dependent ones.
+template <int kBlock>
+__device__ __forceinline__ std::size_t block_last_at_or_below(const SegmentRows& rows,
+                                                              std::size_t num_segments,
+                                                              std::int64_t value) {
+  std::size_t low = 0;              // offsets[low] <= value
+  std::size_t high = num_segments;  // the answer is below high
   while (high - low > 1) {
-    const std::size_t step = (high - low + device::kWarpSize - 1) / device::kWarpSize;
-    const std::size_t probe = low + lane * step;
+    const std::size_t step = (high - low + kBlock - 1) / kBlock;
+    const std::size_t probe = low + threadIdx.x * step;
     const bool at_or_below = probe < high && rows.offset(probe) <= value;
-    const unsigned count = __popc(__ballot_sync(device::kFullWarpMask, at_or_below));
-    low += (count > 0 ? count - 1 : 0) * step;
+    // Nondecreasing offsets: the probes at or below value are a prefix, thread 0's among them.
+    const unsigned count = static_cast<unsigned>(__syncthreads_count(at_or_below));
+    low += (count - 1) * step;
     high = low + step < high ? low + step : high;
   }
   return low;
 }
 
-//! A warp's piece of a segment that crosses the warp's slice boundaries (kept in shared memory
-//! for the block's merge).
-template <class Acc>
-struct RaggedPiece {
-  Acc acc;
-  std::int64_t begin;  // the segment's offsets
-  std::int64_t end;
-  std::size_t segment;
-  bool valid;
-  bool began_before;  // the segment starts before the slice (of the warp, or of the block)
-};
-
-//! Ragged segments over [offsets[0], offsets[num_segments]), cut into equal slices of 16-byte
-//! vectors (RaggedSlicing): a block per slice, a warp per slice of that. A warp reads its slice
-//! kRaggedLoads vectors per lane at a time, 32 x 16 bytes contiguous per load instruction, and
-//! walks the offsets alongside: a window of 32 segment ends in shared memory, lane i holding the
-//! end of segment s + i. Per chunk of 32 vectors:
-//!   - all in the open segment (the one the last element read belongs to, the common case in long
-//!     segments): each lane folds its elements into its own state, nothing else;
-//!   - else each lane splits its elements into runs of one segment: the open segment's go to the
-//!     lane's state, a run between two boundaries is a whole segment (written at once), and the
-//!     lanes' first and last runs meet their neighbours' in a segmented scan over the lanes; the
-//!     open segment, when it ends, is folded over the lanes (warp_reduce).
-//! A segment that starts before the warp's slice or goes on after it leaves a piece; the block
-//! merges its warps' pieces in order, and a segment that crosses blocks is folded by the last of
-//! its blocks to take the group's ticket (SliceGroup, as in grid_step.cuh). Each segment's order
-//! of operations depends on its offsets, x's offset in a 16-byte line and the grid (the GPU
-//! model), never on timing.
-template <class Traits, bool kYVector>
-__global__ void __launch_bounds__(kTeamBlock)
-    ragged_slices_kernel(RaggedArgs<typename Traits::Elem> a) {
-  using T = typename Traits::Elem;
-  using Acc = typename Traits::Acc;
-  using State = typename Traits::State;
-  using Vec = device::Vec16<T>;
-  using Piece = RaggedPiece<Acc>;
-  constexpr int kWidth = Vec::kCount;
-  constexpr int kWarps = kTeamBlock / device::kWarpSize;
-  constexpr int kLoads = static_cast<int>(kRaggedLoads);
-  constexpr bool kDot = Traits::kArrays == 2;
-  constexpr std::int64_t kPastEnd = cuda::std::numeric_limits<std::int64_t>::max();
-  constexpr unsigned kReset = 1u << 8;   // scan flags, above the window index (0..31)
-  constexpr unsigned kNoRun = 1u << 9;
-  __shared__ std::int64_t ends_of[kWarps][device::kWarpSize];
-  __shared__ Piece heads[kWarps];
-  __shared__ Piece tails[kWarps];
-  __shared__ Acc warp_slots[kWarps];
-  __shared__ Piece block_pieces[2];  // the block's head piece and tail piece
-
-  const unsigned lane = threadIdx.x % device::kWarpSize;
-  const unsigned warp = threadIdx.x / device::kWarpSize;
-  const std::size_t n = a.num_segments;
-  const std::int64_t first_offset = a.rows.offset(0);
-  const std::int64_t last_offset = a.rows.offset(n);
-  if (last_offset < first_offset) {  // a decreasing pair somewhere: every block sees it
-    if (blockIdx.x == 0 && threadIdx.x == 0) atomicOr(a.flags, kSawDecreasingPair);
-    return;
-  }
-  const int shift = static_cast<int>((reinterpret_cast<std::uintptr_t>(a.x) & 15) / sizeof(T));
-  const RaggedSlicing slicing{first_offset, last_offset, shift, kWidth, gridDim.x, kWarps};
-  const Slices warp_slices = slicing.warp_slices(blockIdx.x);
-  const std::int64_t v_first = warp_slices.begin(warp);  // this warp's vectors
-  const std::int64_t v_end = warp_slices.begin(warp + 1);
-  const std::int64_t lo = slicing.element_at(v_first);  // and its elements
-  const std::int64_t hi = slicing.element_at(v_end);
-  const bool first_warp = blockIdx.x == 0 && warp == 0;
-  const T* __restrict__ x_lines = a.x - shift;  // vector v is x_lines[v x kWidth, ...)
-  const T* __restrict__ y_lines = kDot ? a.y - shift : nullptr;
-  Acc* partials = static_cast<Acc*>(a.partials);
-  if (threadIdx.x == 0) {  // overwritten by the block's pieces, if it has any (SliceGroup)
-    store_partial(partials + 2 * blockIdx.x, Traits::identity());
-    store_partial(partials + 2 * blockIdx.x + 1, Traits::identity());
-  }
-  if (lane == 0) {
-    heads[warp].valid = false;
-    tails[warp].valid = false;
-  }
-  std::int64_t* ends = ends_of[warp];
-  // Every result goes through here: with offsets that decrease somewhere the window can point
-  // past the last segment, and nothing may be written there (the fallback rewrites every result).
-  auto write = [&](std::size_t segment, const Acc& acc) {
-    if (segment < n) store_result<Traits>(a.out, segment, acc);
-  };
-  bool bad = false;  // this lane saw offsets that decrease
-
-  // The window: segments s .. s + 31; lane i holds the end of segment s + i (kPastEnd past the
-  // last segment) and checks it: an empty segment this warp owns gets its result, a decreasing
-  // pair is flagged.
-  std::size_t s = first_warp ? 0 : warp_last_at_or_below(a.rows, n, lo, lane);
-  std::int64_t s_begin = a.rows.offset(s);
-  std::int64_t my_end = 0;
-  auto load_window = [&]() {
-    const std::size_t id = s + 1 + lane;
-    my_end = id <= n ? a.rows.offset(id) : kPastEnd;
-    std::int64_t my_begin = __shfl_up_sync(device::kFullWarpMask, my_end, 1);
-    if (lane == 0) my_begin = s_begin;
-    if (id <= n) {
-      if (my_end < my_begin || my_end > last_offset || my_begin < first_offset) {
-        bad = true;
-      } else if (my_end == my_begin && RaggedSlicing::owns_empty(lo, hi, first_warp, my_begin)) {
-        write(s + lane, Traits::empty());
-      }
-    }
-    __syncwarp();  // every lane has read the previous window
-    ends[lane] = my_end;
-    __syncwarp();
-  };
-  auto last_end = [&]() { return __shfl_sync(device::kFullWarpMask, my_end, 31); };
-  auto advance = [&]() {
-    s_begin = last_end();
-    s += device::kWarpSize;
-    load_window();
-  };
-  auto begin_of = [&](int r) { return r == 0 ? s_begin : ends[r - 1]; };
-
-  // The open segment (window index open_r, or -1): every lane folds its elements of it into
-  // `open`; `carry` holds what the lanes read of it before it became open.
-  int open_r = -1;
-  std::int64_t open_begin = 0;
-  std::int64_t open_end = 0;
-  bool open_before = false;  // it starts before lo: its first piece is another warp's
-  bool has_carry = false;
-  Acc carry = Traits::identity();
-  State open = Traits::start();
-  auto fold_open = [&]() {  // lane 0: carry, then every lane's state, in a fixed order
-    Acc acc = device::warp_reduce(Traits::finish(open, a.x),
-                                  [](Acc p, Acc q) { return Traits::combine(p, q); });
-    if (has_carry) acc = Traits::combine(carry, acc);
-    open = Traits::start();
-    has_carry = false;
-    return acc;
-  };
-
-  // The open segment has ended (within the round, or exactly with the chunk): fold it into its
-  // result, or into the warp's head piece when it began before the slice.
-  auto close_open = [&]() {
-    const Acc acc = fold_open();
-    if (lane == 0) {
-      if (open_before) {
-        heads[warp] = Piece{acc, open_begin, open_end, s + open_r, true, true};
-      } else {
-        write(s + open_r, acc);
-      }
-    }
-    open_r = -1;
-  };
-
-  const bool walks = lo < hi || first_warp;  // a warp with no elements only reports its piece
-  if (lo < last_offset) {
-    load_window();
-    while (last_end() <= lo) advance();
-    open_r = __popc(__ballot_sync(device::kFullWarpMask, my_end <= lo));
-    open_begin = begin_of(open_r);
-    open_end = ends[open_r];
-    open_before = open_begin < lo;
-  } else if (walks) {
-    load_window();
-  }
-
-  for (std::int64_t pass = v_first; pass < v_end; pass += kLoads * device::kWarpSize) {
-    uint4 rx[kLoads];
-    uint4 ry[kDot && kYVector ? kLoads : 1];
-#pragma unroll
-    for (int k = 0; k < kLoads; ++k) {
-      const std::int64_t v = pass + k * device::kWarpSize + lane;
-      if (v < v_end) {
-        rx[k] = device::load16<TeamConfig::kHint>(x_lines + v * kWidth);
-        if constexpr (kDot && kYVector) ry[k] = device::load16<TeamConfig::kHint>(y_lines + v * kWidth);
-      }
-    }
-#pragma unroll
-    for (int k = 0; k < kLoads; ++k) {
-      const std::int64_t chunk_vector = pass + k * device::kWarpSize;
-      if (chunk_vector >= v_end) break;  // uniform
-      const std::int64_t chunk_lo = slicing.element_at(chunk_vector) > lo
-                                        ? slicing.element_at(chunk_vector) : lo;
-      const std::int64_t chunk_hi = slicing.element_at(chunk_vector + device::kWarpSize) < hi
-                                        ? slicing.element_at(chunk_vector + device::kWarpSize) : hi;
-      const std::int64_t e0 = (chunk_vector + lane) * kWidth - shift;  // this lane's first
-      const Vec vx = Vec::from(rx[k]);
-      Vec vy{};
-      if constexpr (kDot && kYVector) vy = Vec::from(ry[k]);
-      auto y_of = [&](int j, std::int64_t e) -> T {
-        if constexpr (!kDot) return T{};
-        else if constexpr (kYVector) return vy.element[j];
-        else return a.y[e];
-      };
-      if (open_r >= 0 && chunk_hi <= open_end) {  // the whole chunk in the open segment
-#pragma unroll
-        for (int j = 0; j < kWidth; ++j) {
-          const std::int64_t e = e0 + j;
-          if (e >= chunk_lo && e < chunk_hi)
-            Traits::update(open, vx.element[j], y_of(j, e),
-                           static_cast<std::size_t>(e - open_begin));
-        }
-        if (chunk_hi == open_end) close_open();  // it ends with the chunk
-        continue;
-      }
-      // Rounds: the elements of the chunk the window covers, then the window moves on.
-      for (std::int64_t round_lo = chunk_lo;;) {
-        const std::int64_t window_end = last_end();
-        const std::int64_t round_hi = chunk_hi < window_end ? chunk_hi : window_end;
-        // This lane's runs: `first` (the first run other than the open segment's, whole here
-        // when another run follows it), then `run` (the last one). Runs between them are whole
-        // segments, written at once.
-        int r = -1;
-        std::int64_t next_end = 0;
-        int run_r = -1;
-        State run = Traits::start();
-        std::int64_t run_begin = 0;
-        int first_r = -1;
-        Acc first = Traits::identity();
-        bool first_continues = false;  // `first` began in an earlier lane
-        const std::int64_t lane_lo = e0 > round_lo ? e0 : round_lo;
-        const std::int64_t lane_hi = e0 + kWidth < round_hi ? e0 + kWidth : round_hi;
-#pragma unroll
-        for (int j = 0; j < kWidth; ++j) {
-          const std::int64_t e = e0 + j;
-          if (e < lane_lo || e >= lane_hi) continue;
-          if (r < 0) {  // segment of e: the number of window ends at or below it
-            r = 0;
-#pragma unroll
-            for (int step = device::kWarpSize / 2; step > 0; step /= 2)
-              if (ends[r + step - 1] <= e) r += step;
-            next_end = ends[r];
-          }
-          while (e >= next_end) next_end = ends[++r];
-          if (r == open_r) {
-            Traits::update(open, vx.element[j], y_of(j, e),
-                           static_cast<std::size_t>(e - open_begin));
-            continue;
-          }
-          if (r != run_r) {
-            if (run_r >= 0) {
-              if (first_r < 0) {
-                first_r = run_r;
-                first = Traits::finish(run, a.x);
-                first_continues = run_begin < lane_lo;
-              } else {
-                write(s + run_r, Traits::finish(run, a.x));
-              }
-            }
-            run_r = r;
-            run = Traits::start();
-            run_begin = begin_of(r);
-          }
-          Traits::update(run, vx.element[j], y_of(j, e), static_cast<std::size_t>(e - run_begin));
-        }
-        // Segmented inclusive scan of the lanes' last runs (a run that began in its lane resets).
-        Acc scan = run_r >= 0 ? Traits::finish(run, a.x) : Traits::identity();
-        unsigned tag = run_r >= 0 ? static_cast<unsigned>(run_r) : kNoRun;
-        if (run_r >= 0 && (first_r >= 0 || run_begin >= lane_lo)) tag |= kReset;
-#pragma unroll
-        for (int d = 1; d < device::kWarpSize; d *= 2) {
-          const Acc other = device::shfl_up(scan, d);
-          const unsigned other_tag = __shfl_up_sync(device::kFullWarpMask, tag, d);
-          if (lane >= static_cast<unsigned>(d) && (tag & kReset) == 0 && (other_tag & kNoRun) == 0) {
-            if ((tag & kNoRun) != 0) {
-              scan = other;
-              tag = other_tag;
-            } else {
-              scan = Traits::combine(other, scan);
-              tag = (tag & 0xffu) | (other_tag & kReset);
-            }
-          }
-        }
-        const Acc before = device::shfl_up(scan, 1);  // the lanes before this one, scanned
-        if (first_r >= 0)
-          write(s + first_r, first_continues && lane > 0 ? Traits::combine(before, first) : first);
-        if (run_r >= 0 && ends[run_r] <= lane_hi) write(s + run_r, scan);
-        // The open segment ends in this round: fold it.
-        if (open_r >= 0 && open_end <= round_hi) close_open();
-        // The last run of the round goes on: it becomes the open segment.
-        const unsigned last_tag = __shfl_sync(device::kFullWarpMask, tag, 31);
-        if ((last_tag & kNoRun) == 0 && ends[last_tag & 0xffu] > round_hi) {
-          open_r = static_cast<int>(last_tag & 0xffu);
-          open_begin = begin_of(open_r);
-          open_end = ends[open_r];
-          open_before = false;
-          carry = device::shfl_from(scan, device::kWarpSize - 1);
-          has_carry = true;
-        }
-        if (round_hi == chunk_hi) break;
-        advance();  // every segment of the window has ended
-        round_lo = round_hi;
-      }
-    }
-  }
-
-  if (walks) {
-    // The segments ending up to hi: empty ones this warp writes, and the check of every pair.
-    while (last_end() <= hi) advance();
-    if (hi < last_offset) {  // the pairs between this warp's last window and the next warp's
-      const std::size_t next = warp_last_at_or_below(a.rows, n, hi, lane);
-      for (std::size_t t = s + device::kWarpSize + lane; t < next; t += device::kWarpSize)
-        if (a.rows.offset(t + 1) < a.rows.offset(t)) bad = true;
-    }
-  }
-  if (__any_sync(device::kFullWarpMask, bad) && lane == 0) atomicOr(a.flags, kSawDecreasingPair);
-  // The open segment goes on past the slice: the warp's tail piece (a warp with no elements
-  // reports one only when its position lies inside a segment, which it then spans).
-  if (open_r >= 0) {
-    const Acc acc = fold_open();
-    if (lane == 0 && (lo < hi || open_before))
-      tails[warp] = Piece{acc, open_begin, open_end, s + open_r, true, open_before};
-  }
-  __syncthreads();
-
-  // The block's merge, in warp order: pieces of one segment from consecutive warps fold into a
-  // result, or into the block's head piece (the segment started before the block) or tail piece
-  // (it goes on after the block).
-  if (threadIdx.x == 0) {
-    Piece running{};
-    running.valid = false;
-    Piece head{};
-    head.valid = false;
-    for (int w = 0; w < kWarps; ++w) {
-      if (heads[w].valid) {
-        if (!running.valid) {
-          head = heads[w];
-        } else {
-          running.acc = Traits::combine(running.acc, heads[w].acc);
-          if (running.began_before) {
-            head = running;
-          } else {
-            write(running.segment, running.acc);
-          }
-          running.valid = false;
-        }
-      }
-      if (tails[w].valid) {
-        if (tails[w].began_before && running.valid) {
-          running.acc = Traits::combine(running.acc, tails[w].acc);
-        } else {
-          running = tails[w];
-        }
-      }
-    }
-    block_pieces[0] = head;
-    block_pieces[1] = running;
-  }
-  __syncthreads();
-  // Each piece goes to its group's slot; the group's last block to take the ticket folds.
-#pragma unroll
-  for (int i = 0; i < 2; ++i) {
-    const Piece piece = block_pieces[i];
-    if (!piece.valid || piece.end <= piece.begin) continue;  // uniform; the second: bad offsets
-    const SliceGroup group = slicing.group(piece.begin, piece.end);
-    if (group.last < group.first) continue;  // bad offsets only (the fallback resets counters)
-    Acc acc = piece.acc;
-    if (threadIdx.x == 0) store_partial(partials + group.slot(blockIdx.x), acc);
-    const bool last = last_member_folds<Traits, kTeamBlock>(
-        acc, partials + group.fold_first(), group.fold_count(), a.counters + group.first,
-        group.members(), warp_slots);
-    if (last && threadIdx.x == 0) write(piece.segment, acc);
-    __syncthreads();  // warp_slots and the ticket's flag serve the next piece
-  }
-}
-
-//! After ragged_slices_kernel: if it flagged offsets that decrease, every segment again, a block
-//! each (a decreasing pair gives the empty result), and the group counters the slices kernel may
-//! have left unbalanced are zeroed. Otherwise every block reads the flags and returns.
+//! Block b reads the pieces of long segments in its slice of [offsets[0], offsets[num_segments]):
+//! a segment within the slice whole, written at once; a piece of one that crosses the slice's
+//! boundaries as a partial of the segment's SliceGroup, whose last member folds and writes.
+//! If the offsets decrease somewhere, the slices mean nothing: each block then reads whole long
+//! segments, num_segments / gridDim.x of them.
 template <class Traits, class Config, bool kYVector>
 __global__ void __launch_bounds__(Config::kBlock)
-    ragged_fallback_kernel(RaggedArgs<typename Traits::Elem> a, unsigned* grid_counter,
-                           unsigned slices_grid) {
+    long_segments_kernel(LongArgs<typename Traits::Elem> a) {
   using Acc = typename Traits::Acc;
-  __shared__ Acc warp_slots[Config::kBlock / device::kWarpSize];
+  constexpr int kBlock = Config::kBlock;
+  __shared__ Acc warp_slots[kBlock / device::kWarpSize];
   __shared__ unsigned flags;
+  __shared__ std::size_t listed[kBlock];
+  __shared__ unsigned listed_count;
   if (threadIdx.x == 0)
     flags = cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*a.flags).load(
         cuda::memory_order_relaxed);
   __syncthreads();
-  if (flags == 0) return;  // every block read the same zero: nothing to redo, nothing to reset
-  for (unsigned i = blockIdx.x * Config::kBlock + threadIdx.x; i < slices_grid;
-       i += gridDim.x * Config::kBlock)
-    a.counters[i] = 0;
-  for (std::size_t s = blockIdx.x; s < a.num_segments; s += gridDim.x) {
-    const SegmentRange range = a.rows(s);
-    Acc acc = Traits::empty();
-    if (range.count > 0)
-      acc = block_reads_range<Traits, Config, kYVector>(a.x, a.y, range.begin, range.count, 0, 1,
-                                                        warp_slots);
-    if (threadIdx.x == 0) store_result<Traits>(a.out, s, acc);
-    __syncthreads();  // warp_slots serve the next segment
+  if (flags == 0) return;  // every block read the same zero: nothing to read, nothing to reset
+
+  if ((flags & kSawDecreasingPair) != 0) {
+    for (std::size_t s = blockIdx.x; s < a.num_segments; s += gridDim.x) {
+      const SegmentRange range = a.rows(s);
+      if (range.count < a.long_min) continue;
+      const Acc acc = block_reads_range<Traits, Config, kYVector>(a.x, a.y, range.begin,
+                                                                  range.count, 0, 1, warp_slots);
+      if (threadIdx.x == 0) store_result<Traits>(a.out, s, acc);
+      __syncthreads();  // warp_slots serve the next segment
+    }
+  } else if ((flags & kSawLongSegment) != 0) {
+    const std::int64_t base = a.rows.offset(0);
+    const Slices slices{base, static_cast<std::uint64_t>(a.rows.offset(a.num_segments) - base),
+                        gridDim.x};
+    const unsigned block = blockIdx.x;
+    const std::int64_t lo = slices.begin(block);
+    const std::int64_t hi = slices.begin(block + 1);
+    Acc* partials = static_cast<Acc*>(a.partials);
+    if (threadIdx.x == 0) {  // overwritten by this block's pieces, if it has any (SliceGroup)
+      store_partial(partials + 2 * block, Traits::identity());
+      store_partial(partials + 2 * block + 1, Traits::identity());
+    }
+    // The segments that overlap [lo, hi), from the one that holds lo on, kBlock at a time.
+    for (std::size_t chunk = block_last_at_or_below<kBlock>(a.rows, a.num_segments, lo);;
+         chunk += kBlock) {
+      const std::size_t s = chunk + threadIdx.x;
+      bool read = false;
+      bool more = false;  // this segment starts before hi, so the next one may too
+      if (s < a.num_segments) {
+        const std::int64_t begin = a.rows.offset(s);
+        const std::int64_t end = a.rows.offset(s + 1);
+        read = reads_piece(begin, end, lo, hi, a.long_min);
+        more = begin < hi;
+      }
+      if (threadIdx.x == 0) listed_count = 0;
+      __syncthreads();
+      if (read) listed[atomicAdd(&listed_count, 1u)] = s;  // any order: pieces are independent
+      more = __syncthreads_and(more);
+      const unsigned count = listed_count;
+      for (unsigned i = 0; i < count; ++i) {
+        const std::size_t segment = listed[i];
+        const std::int64_t begin = a.rows.offset(segment);
+        const std::int64_t end = a.rows.offset(segment + 1);
+        const std::int64_t from = begin > lo ? begin : lo;
+        const std::int64_t to = end < hi ? end : hi;
+        Acc acc = block_reads_range<Traits, Config, kYVector>(
+            a.x, a.y, static_cast<std::size_t>(from), static_cast<std::size_t>(to - from), 0, 1,
+            warp_slots);
+        acc = Traits::shifted(acc, from - begin);  // indices relative to the segment
+        const SliceGroup group = SliceGroup::of(slices, begin, end);
+        bool last = group.whole();
+        if (!last) {
+          if (threadIdx.x == 0) store_partial(partials + group.slot(block), acc);
+          last = last_member_folds<Traits, kBlock>(acc, partials + group.fold_first(),
+                                                   group.fold_count(), a.counters + group.first,
+                                                   group.members(), warp_slots);
+        }
+        if (last && threadIdx.x == 0) store_result<Traits>(a.out, segment, acc);
+        __syncthreads();  // warp_slots and the ticket's flag serve the next piece
+      }
+      __syncthreads();  // every thread has read listed_count and `listed` before the next chunk
+      if (!more) break;
+    }
   }
+
   // Every block has read the flags (thread 0, first thing): the last block to get here clears
   // them for the next call.
   if (threadIdx.x == 0) {
-    cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(*grid_counter);
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(*a.grid_counter);
     if (counter.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1) {
       cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*a.flags).store(
           0u, cuda::memory_order_relaxed);
@@ -739,9 +453,7 @@ struct SegmentTeamsTag {};
 template <class Traits, bool kYVector>
 struct SegmentBlocksTag {};
 template <class Traits, bool kYVector>
-struct RaggedSlicesTag {};
-template <class Traits, bool kYVector>
-struct RaggedFallbackTag {};
+struct LongSegmentsTag {};
 template <class Traits>
 struct VectorRowsTag {};
 
@@ -751,8 +463,7 @@ struct SegmentKernels {
   using BlockConfig = typename ConfigFor<Traits>::type;
   static constexpr auto teams = segment_teams_kernel<Traits, kYVector>;
   static constexpr auto blocks = segment_blocks_kernel<Traits, BlockConfig, kYVector>;
-  static constexpr auto ragged_slices = ragged_slices_kernel<Traits, kYVector>;
-  static constexpr auto ragged_fallback = ragged_fallback_kernel<Traits, BlockConfig, kYVector>;
+  static constexpr auto long_segments = long_segments_kernel<Traits, BlockConfig, kYVector>;
 
   static SegmentCapacity capacity(int device) {
     SegmentCapacity c;
@@ -761,10 +472,8 @@ struct SegmentKernels {
     c.blocks =
         resident_grid<SegmentBlocksTag<Traits, kYVector>>(blocks, BlockConfig::kBlock, device);
     c.block_tile_vectors = BlockConfig::kTile;
-    c.ragged_blocks = resident_grid<RaggedSlicesTag<Traits, kYVector>>(ragged_slices, kTeamBlock,
-                                                                       device);
-    c.fallback_blocks = resident_grid<RaggedFallbackTag<Traits, kYVector>>(
-        ragged_fallback, BlockConfig::kBlock, device);
+    c.long_blocks = resident_grid<LongSegmentsTag<Traits, kYVector>>(long_segments,
+                                                                     BlockConfig::kBlock, device);
     return c;
   }
 
@@ -790,8 +499,8 @@ struct SegmentKernels {
     }
     if (plan.path == SegmentPath::teams) {
       const SegmentRows rows{nullptr, false, size, pitch};
-      const TeamArgs<typename Traits::Elem> args{x,   y,          num_segments,
-                                                 rows, out, out_stride, plan.group};
+      const TeamArgs<typename Traits::Elem> args{
+          x, y, num_segments, rows, out, out_stride, ~std::size_t{0}, plan.group, nullptr};
       launch_kernel<SegmentTeamsTag<Traits, kYVector>>(
           teams, plan.grid, kTeamBlock, stream, ws.device,
           "launch of reducelab segment_teams_kernel", args);
@@ -811,15 +520,17 @@ struct SegmentKernels {
                      cudaStream_t stream) {
     const RaggedSegmentPlan plan =
         plan_ragged_segments(num_segments, capacity(ws.device), kMaxGrid);
-    const RaggedArgs<typename Traits::Elem> args{x,  y, num_segments, rows, out, ws.d_partials,
-                                                 ws.d_group_counters, ws.d_segment_flags};
-    launch_kernel<RaggedSlicesTag<Traits, kYVector>>(ragged_slices, plan.grid, kTeamBlock, stream,
-                                                     ws.device,
-                                                     "launch of reducelab ragged_slices_kernel",
-                                                     args);
-    launch_kernel<RaggedFallbackTag<Traits, kYVector>>(
-        ragged_fallback, plan.fallback_grid, BlockConfig::kBlock, stream, ws.device,
-        "launch of reducelab ragged_fallback_kernel", args, ws.d_counter, plan.grid);
+    const TeamArgs<typename Traits::Elem> team_args{
+        x, y, num_segments, rows, out, 1, kBlockSegmentMin, plan.group, ws.d_segment_flags};
+    launch_kernel<SegmentTeamsTag<Traits, kYVector>>(
+        teams, plan.team_grid, kTeamBlock, stream, ws.device,
+        "launch of reducelab segment_teams_kernel", team_args);
+    const LongArgs<typename Traits::Elem> long_args{
+        x, y, num_segments, rows, out, kBlockSegmentMin, ws.d_partials, ws.d_group_counters,
+        ws.d_counter, ws.d_segment_flags};
+    launch_kernel<LongSegmentsTag<Traits, kYVector>>(
+        long_segments, plan.long_grid, BlockConfig::kBlock, stream, ws.device,
+        "launch of reducelab long_segments_kernel", long_args);
   }
 };
 
