@@ -62,7 +62,7 @@ for s in "$@"; do
       step axis-all-ops-rows axis-all-ops-rows.log "$cli" bench --shape 131072x1024 --axis 1 --op all --dtype all --json "$out/axis-all-ops-rows.json" --md "$out/axis-all-ops-rows.md"
       step axis-all-ops-columns axis-all-ops-columns.log "$cli" bench --shape 32768x4096 --axis 0 --op all --dtype all --no-cub --json "$out/axis-all-ops-columns.json" --md "$out/axis-all-ops-columns.md" ;;
     sanitize-axis)  # memcheck and racecheck over the segmented and axis kernels, f32, 100 s each
-      for tool in memcheck racecheck initcheck; do
+      for tool in ${SANITIZE_TOOLS:-memcheck racecheck initcheck}; do
         step "sanitize-axis $tool" "sanitize-axis-$tool.log" timeout 100 compute-sanitizer --tool "$tool" --error-exitcode 99 "$tests" --gtest_filter='SegmentFixed/0.*:SegmentRagged/0.EmptySegments*:SegmentRagged/0.DenseTiny*:AxisShapes/0.*:AxisCalls.*'
         grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$out/sanitize-axis-$tool.log" | tail -3
       done ;;
