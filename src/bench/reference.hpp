@@ -122,6 +122,27 @@ Reference<T> reference_chunk(Op op, const T* x, const T* y, std::size_t begin, s
   return r;
 }
 
+//! Calls chunk(c) for every c in [0, chunks), on up to 16 threads (thread t takes t, t +
+//! threads, ...); the caller combines the chunks' results in index order, so nothing depends on
+//! the thread count. One chunk runs here, without asking for the thread count (which reads /sys:
+//! not for each of 10,000 tiny tensors).
+template <class Chunk>
+void for_each_chunk(std::size_t chunks, Chunk chunk) {
+  auto work = [&](std::size_t first, std::size_t step) {
+    for (std::size_t c = first; c < chunks; c += step) chunk(c);
+  };
+  if (chunks <= 1) {
+    work(0, 1);
+    return;
+  }
+  const std::size_t threads =
+      std::min<std::size_t>(chunks, std::max(1u, std::min(16u, std::thread::hardware_concurrency())));
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work, t, threads);
+  work(0, threads);
+  for (std::thread& thread : pool) thread.join();
+}
+
 }  // namespace detail
 
 //! Reduces n elements of x (and y, for dot) on the CPU. Chunks of 2^20 run in parallel and are
@@ -131,16 +152,9 @@ Reference<T> reference(Op op, const T* x, const T* y, std::size_t n) {
   constexpr std::size_t kChunk = std::size_t{1} << 20;
   const std::size_t chunks = std::max<std::size_t>(1, (n + kChunk - 1) / kChunk);
   std::vector<Reference<T>> parts(chunks);
-  auto work = [&](std::size_t first_chunk, std::size_t step) {
-    for (std::size_t c = first_chunk; c < chunks; c += step)
-      parts[c] = detail::reference_chunk(op, x, y, c * kChunk, std::min(n, (c + 1) * kChunk));
-  };
-  const std::size_t threads =
-      std::min<std::size_t>(chunks, std::max(1u, std::min(16u, std::thread::hardware_concurrency())));
-  std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work, t, threads);
-  work(0, threads);
-  for (std::thread& thread : pool) thread.join();
+  detail::for_each_chunk(chunks, [&](std::size_t c) {
+    parts[c] = detail::reference_chunk(op, x, y, c * kChunk, std::min(n, (c + 1) * kChunk));
+  });
 
   Reference<T> r;
   r.op = op;

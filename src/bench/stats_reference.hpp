@@ -70,7 +70,6 @@
 #include <cstdint>
 #include <limits>
 #include <string>
-#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -180,21 +179,10 @@ State fold(const T* x, std::size_t n, const State& empty, Add add) {
   constexpr std::size_t kChunk = std::size_t{1} << 20;
   const std::size_t chunks = (n + kChunk - 1) / kChunk;
   std::vector<State> parts(chunks, empty);
-  auto work = [&](std::size_t first_chunk, std::size_t step) {
-    for (std::size_t c = first_chunk; c < chunks; c += step) {
-      const std::size_t end = std::min(n, (c + 1) * kChunk);
-      for (std::size_t i = c * kChunk; i < end; ++i) add(parts[c], widen(x[i]));
-    }
-  };
-  // hardware_concurrency() reads /sys: not for each of 10,000 tiny tensors.
-  const std::size_t threads =
-      chunks <= 1 ? chunks
-                  : std::min<std::size_t>(
-                        chunks, std::max(1u, std::min(16u, std::thread::hardware_concurrency())));
-  std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work, t, threads);
-  work(0, std::max<std::size_t>(1, threads));
-  for (std::thread& thread : pool) thread.join();
+  detail::for_each_chunk(chunks, [&](std::size_t c) {
+    const std::size_t end = std::min(n, (c + 1) * kChunk);
+    for (std::size_t i = c * kChunk; i < end; ++i) add(parts[c], widen(x[i]));
+  });
   State out = empty;
   for (const State& part : parts) out.merge(part);
   return out;
