@@ -4,7 +4,9 @@
 #   scripts/gpu_check.sh [--bin DIR] STEP...
 # Steps: info, ctest, tests, large, bench, bench-all, production, tune, tune-small, sweep,
 # sweep-production, profile, sanitize, axis-tests, other-tests (every test but the axis, segment
-# and large ones), axis-sweep, axis-shapes, axis-all-ops, sanitize-axis.
+# and large ones), axis-sweep, axis-shapes, axis-all-ops, sanitize-axis, stats-tests (the
+# statistics' tests), stats (every statistic x floating type at 2^27 beside sum), stats-int (the
+# integer ones), stats-rows (the statistics along 131,072 x 1,024 rows beside sum).
 # With --bin DIR the binaries come from DIR (built elsewhere and carried); otherwise the script
 # configures and builds the release preset here first.
 set -u -o pipefail
@@ -46,7 +48,11 @@ for s in "$@"; do
     large) step large gpu-large.log "$tests" --gtest_filter=*Large* ;;
     bench) step bench bench.log "$cli" bench --json "$out/bench.json" --md "$out/bench.md" ;;
     bench-all) step bench-all bench-all.log "$cli" bench --op sum,min,max,dot --json "$out/bench-all.json" --md "$out/bench-all.md" ;;
-    production) step production production.log "$cli" bench --op all --dtype all --rungs none --json "$out/production.json" --md "$out/production.md" ;;
+    production) step production production.log "$cli" bench --op core --dtype all --rungs none --json "$out/production.json" --md "$out/production.md" ;;
+    stats) step stats stats.log "$cli" bench --op sum,stats --dtype f32,f64,f16,bf16 --rungs none --json "$out/stats.json" --md "$out/stats.md" ;;
+    stats-int) step stats-int stats-int.log "$cli" bench --op sum,count_nonzero,any,all,aminmax --dtype i32,i64,u32,u64 --rungs none --json "$out/stats-int.json" --md "$out/stats-int.md" ;;
+    stats-rows) step stats-rows stats-rows.log "$cli" bench --shape 131072x1024 --axis 1 --op sum,stats --dtype f32,f16 --json "$out/stats-rows.json" --md "$out/stats-rows.md" ;;
+    stats-tests) step stats-tests stats-tests.log "$tests" --gtest_filter='*Statistic*:*EmptyInputsGive*:*TypedSynchronous*:-*Large*' ;;
     tune) step tune tune.log "$tune" ;;
     tune-small) step tune-small tune-small.md "$tune" --small ;;
     sweep) step sweep sweep.log "$cli" sweep --from 10 --to 30 --json "$out/sweep.json" ;;

@@ -279,7 +279,7 @@ template <class T>
 void check_ops(const Inputs<T>& in, const Layout& view, const std::vector<AxisMask>& masks) {
   std::size_t turn = 0;
   for (AxisMask axes : masks) {
-    for (Op op : kAllOps) {
+    for (Op op : kCoreOps) {
       EXPECT_EQ(check_axes(op, in, view, axes, nullptr), "")
           << label(op, view, axes, in, "contiguous");
       const OutForm form = kStridedOutForms[turn % 3];
@@ -344,7 +344,7 @@ TYPED_TEST(AxisShapes, AwkwardRowAndColumnSizes) {
       const Distribution d = turn % 2 ? Distribution::uniform : Distribution::small_integers;
       const Inputs<T> in = make_inputs<T>(view, kSeed + 100 + turn, d, turn % 4, 3 - turn % 4);
       for (AxisMask axes : {AxisMask{1}, AxisMask{2}, AxisMask{3}})
-        for (Op op : kAllOps)
+        for (Op op : kCoreOps)
           EXPECT_EQ(check_axes(op, in, view, axes, nullptr), "")
               << label(op, view, axes, in, "contiguous");
       ++turn;
@@ -365,7 +365,7 @@ TYPED_TEST(AxisShapes, MiddleAxisOf3D) {
       const Inputs<T> in = make_inputs<T>(view, kSeed + 200 + turn, Distribution::uniform,
                                           1 + turn % 3, turn % 2);
       for (AxisMask axes : {AxisMask{2}, AxisMask{5}}) {
-        for (Op op : kAllOps) {
+        for (Op op : kCoreOps) {
           const OutForm strided = (turn + static_cast<std::size_t>(op)) % 2
                                       ? OutForm::keepdim
                                       : OutForm::every_third;
@@ -411,7 +411,7 @@ TYPED_TEST(AxisShapes, ZeroSizeAxes) {
       {view_of({5, 0}, ViewKind::contiguous), 1}, {view_of({3, 0, 4}, ViewKind::sliced), 5},
       {view_of({0}, ViewKind::contiguous), 0},    {view_of({2, 3, 0}, ViewKind::reversed), 3}};
   for (const auto& [view, axes] : no_results) {
-    for (Op op : kAllOps) {
+    for (Op op : kCoreOps) {
       const T* y = input_arrays(op) == 2 ? some.data() : nullptr;
       const auto bytes = run_axes<T>(op, some.data(), y, view, axes, nullptr, 64);
       EXPECT_EQ(bytes, std::vector<unsigned char>(64, kPoison))
@@ -436,7 +436,7 @@ TYPED_TEST(AxisShapes, ZeroSizeAxes) {
   for (const auto& [view, axes] : empty_slices) {
     Inputs<T> in;  // no elements: a null x (and a y for dot, see above)
     in.dy = DeviceBuffer<T>(16);
-    for (Op op : kAllOps) {
+    for (Op op : kCoreOps) {
       EXPECT_EQ(check_axes(op, in, view, axes, nullptr), "")
           << label(op, view, axes, in, "contiguous");
       for (OutForm form : kStridedOutForms) {
@@ -463,7 +463,7 @@ TYPED_TEST(AxisShapes, NoReductionCopiesThroughTheResultType) {
                                         turn % 4, 0);
     ++turn;
     const std::vector<std::int64_t> offsets = axis_offsets(view, all_axes(view.rank));
-    for (Op op : kAllOps) {
+    for (Op op : kCoreOps) {
       const std::size_t size = result_size(op, dtype_of<T>::value);
       const auto bytes =
           run_axes<T>(op, in.x(), in.y(), view, 0, nullptr, offsets.size() * size);
@@ -506,7 +506,7 @@ TYPED_TEST(AxisShapes, TypedOverloadMatchesTheRuntimeTypedEntry) {
   for (AxisMask axes : {AxisMask{1}, AxisMask{2}}) {
     const std::optional<Layout> out = out_layout(view, axes, OutForm::every_third);
     for (const Layout* o : {static_cast<const Layout*>(nullptr), &*out}) {
-      for (Op op : kAllOps) {
+      for (Op op : kCoreOps) {
         const std::size_t bytes = 3 * 1000 * result_size(op, dtype_of<T>::value);
         const T* y = input_arrays(op) == 2 ? in.y() : nullptr;
         const auto typed = poisoned_output(bytes, [&](void* d_out) {

@@ -109,7 +109,16 @@ TEST(ParseCount, RejectsNonsenseWithAClearError) {
 TEST(ParseLists, OpsAndDtypes) {
   EXPECT_EQ(parse_ops("sum"), std::vector<Op>{Op::sum});
   EXPECT_EQ(parse_ops("sum, dot,sum"), (std::vector<Op>{Op::sum, Op::dot}));
-  EXPECT_EQ(parse_ops("all").size(), 6u);
+  EXPECT_EQ(parse_ops("all").size(), kOpCount);
+  EXPECT_EQ(parse_ops("core").size(), 6u);
+  EXPECT_EQ(parse_ops("stats").size(), kStatisticOps.size());
+  // Groups expand in place, without repeats.
+  const std::vector<Op> mixed = parse_ops("sum, Stats,mean,core");
+  EXPECT_EQ(mixed.size(), kOpCount);
+  EXPECT_EQ(mixed[0], Op::sum);
+  EXPECT_EQ(mixed[1], Op::mean);
+  // In a list, all is the op.
+  EXPECT_EQ(parse_ops("any,all"), (std::vector<Op>{Op::any, Op::all}));
   EXPECT_EQ(parse_dtypes("f16,bf16"), (std::vector<DType>{DType::f16, DType::bf16}));
   EXPECT_EQ(parse_dtypes("float"), std::vector<DType>{DType::f32});
   EXPECT_EQ(parse_dtypes("all").size(), 8u);

@@ -163,7 +163,7 @@ TYPED_TEST(SegmentFixed, EveryOpShapeAndOffset) {
     for (std::size_t offset : {std::size_t{0}, std::size_t{1}}) {
       const DeviceBuffer<T> dx = upload(hx, offset);
       const DeviceBuffer<T> dy = upload(hy, offset);
-      for (Op op : kAllOps) {
+      for (Op op : kCoreOps) {
         const auto out = run_fixed<T>(op, dx.data() + offset, dy.data() + offset, num, size);
         EXPECT_EQ(check_segments<T>(op, hx, hy, segments, out), "")
             << label(dtype_of<T>::value, op, num, size, offset) << " seed " << seed;
@@ -181,7 +181,7 @@ TYPED_TEST(SegmentFixed, EveryOpShapeAndOffset) {
 TYPED_TEST(SegmentFixed, ZeroSizeSegmentsGiveTheEmptyResult) {
   using T = TypeParam;
   for (std::size_t num : {std::size_t{1}, std::size_t{5}, std::size_t{100}}) {
-    for (Op op : kAllOps) {
+    for (Op op : kCoreOps) {
       // Nothing is read: null inputs are fine.
       const auto out = run_fixed<T>(op, nullptr, nullptr, num, 0);
       EXPECT_EQ(check_segments<T>(op, {}, {}, fixed_segments(num, 0), out), "")
@@ -220,7 +220,7 @@ TYPED_TEST(SegmentFixed, TypedFormsMatchTheRuntimeTypedEntry) {
       }
     });
   };
-  for (Op op : kAllOps) {
+  for (Op op : kCoreOps) {
     EXPECT_EQ(typed(op, size), run_fixed<T>(op, dx.data(), dx.data(), num, size)) << to_string(op);
     const auto ragged = typed(op, static_cast<const std::int64_t*>(doff.data()));
     EXPECT_EQ(check_segments<T>(op, hx, hx, fixed_segments(num, size), ragged), "")
@@ -248,7 +248,7 @@ class SegmentRagged : public GpuTest {
     for (std::size_t offset : {std::size_t{0}, std::size_t{1}}) {
       const DeviceBuffer<T> dx = upload(hx, offset);
       const DeviceBuffer<T> dy = upload(hy, offset);
-      for (Op op : kAllOps) {
+      for (Op op : kCoreOps) {
         const T* x = dx.data() + offset;
         const T* y = dy.data() + offset;
         EXPECT_EQ(check_segments<T>(op, hx, hy, segments,
@@ -342,7 +342,7 @@ TYPED_TEST(SegmentRagged, DecreasingPairIsAnEmptySegment) {
     const std::size_t end = static_cast<std::size_t>(offsets[s + 1]);
     segments.push_back({begin, end < begin ? 0 : end - begin});
   }
-  for (Op op : kAllOps) {
+  for (Op op : kCoreOps) {
     EXPECT_EQ(
         check_segments<T>(op, hx, hx, segments,
                           run_ragged<T>(op, dx.data(), dx.data(), segments.size(), doff.data())),
@@ -353,7 +353,7 @@ TYPED_TEST(SegmentRagged, DecreasingPairIsAnEmptySegment) {
   const std::vector<std::int64_t> valid{0, 100, 200000, 200010};
   const DeviceBuffer<std::int64_t> dvalid = upload(valid);
   const std::vector<HostSegment> valid_segments{{0, 100}, {100, 199900}, {200000, 10}};
-  for (Op op : kAllOps)
+  for (Op op : kCoreOps)
     EXPECT_EQ(check_segments<T>(op, hx, hx, valid_segments,
                                 run_ragged<T>(op, dx.data(), dx.data(), 3, dvalid.data())),
               "")
@@ -421,7 +421,7 @@ class SegmentCalls : public GpuTest {};
 TEST_F(SegmentCalls, NoSegmentsWriteNothing) {
   DeviceBuffer<float> x(16);
   DeviceBuffer<std::int64_t> offsets(16);
-  for (Op op : kAllOps) {
+  for (Op op : kCoreOps) {
     const auto fixed = results_of(op, DType::f32, 1, [&](void* out) {
       reduce_segments(op, DType::f32, x.data(), input_arrays(op) == 2 ? x.data() : nullptr, 0, 4,
                       out, nullptr);

@@ -56,6 +56,37 @@ TEST(Tables, ResultLayoutFollowsTheOpAndTheType) {
   EXPECT_EQ(result_alignment(Op::max, DType::f64), 8u);
   for (Op op : kAllOps)
     for (DType dtype : kAllDTypes) EXPECT_LE(result_size(op, dtype), 16u);
+  // The statistics: float for the 32- and 16-bit floats, double for f64; pairs of them.
+  EXPECT_EQ(result_size(Op::var, DType::bf16), 4u);
+  EXPECT_EQ(result_size(Op::logsumexp, DType::f64), 8u);
+  EXPECT_EQ(result_size(Op::var_mean, DType::f32), 8u);
+  EXPECT_EQ(result_size(Op::std_mean, DType::f64), 16u);
+  EXPECT_EQ(result_alignment(Op::std_mean, DType::f64), 8u);
+  EXPECT_EQ(result_size(Op::count_nonzero, DType::u32), 8u);
+  EXPECT_EQ(result_size(Op::any, DType::f64), 1u);
+  EXPECT_EQ(result_size(Op::aminmax, DType::f16), 4u);
+  EXPECT_EQ(result_alignment(Op::aminmax, DType::f16), 2u);
+  EXPECT_EQ(sizeof(StatPair<double>), 16u);
+  EXPECT_EQ(sizeof(MinMax<__half>), 4u);
+}
+
+TEST(Tables, CoreAndStatisticsSplitTheOps) {
+  EXPECT_EQ(kCoreOps.size() + kStatisticOps.size(), kOpCount);
+  for (Op op : kCoreOps) EXPECT_TRUE(info(op).integers) << to_string(op);
+  // The statistics of real values take the floating types only; the counts and aminmax all.
+  for (Op op : {Op::mean, Op::var, Op::std, Op::var_mean, Op::std_mean, Op::norm, Op::logsumexp}) {
+    EXPECT_FALSE(takes(op, DType::i32)) << to_string(op);
+    EXPECT_TRUE(takes(op, DType::bf16)) << to_string(op);
+  }
+  for (Op op : {Op::count_nonzero, Op::any, Op::all, Op::aminmax})
+    for (DType dtype : kAllDTypes) EXPECT_TRUE(takes(op, dtype)) << to_string(op);
+  EXPECT_TRUE(takes_correction(Op::std_mean));
+  EXPECT_FALSE(takes_correction(Op::norm));
+  // An Op converts to a Reduction with the defaults: torch's correction 1, the 2-norm.
+  const Reduction r = Op::var;
+  EXPECT_EQ(r.correction, 1.0);
+  EXPECT_EQ(Reduction::norm(1).ord, 1.0);
+  EXPECT_EQ(Reduction::var(0).correction, 0.0);
 }
 
 TEST(Tables, TyposGetASuggestion) {

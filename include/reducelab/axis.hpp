@@ -98,16 +98,16 @@ Layout reduced_layout(const Layout& x, AxisMask axes, bool keepdim);
 
 //! Reduces the axes in `axes` of the view (d_x, x) (and d_y for dot, else d_y must be null)
 //! into d_out: contiguous when `out` is null, else through *out (see above).
-void reduce_axes(Op op, DType dtype, const void* d_x, const void* d_y, const Layout& x,
+void reduce_axes(Reduction r, DType dtype, const void* d_x, const void* d_y, const Layout& x,
                  AxisMask axes, void* d_out, const Layout* out, cudaStream_t stream);
 
-//! Typed form: T is the element type (sum_t<T>, T or ArgResult<T> results, as the op gives).
+//! Typed form: T is the element type (the results are of the type result_size() describes).
 template <class T>
-void reduce_axes(Op op, const T* d_x, const typename detail::same_type<T>::type* d_y,
+void reduce_axes(Reduction r, const T* d_x, const typename detail::same_type<T>::type* d_y,
                  const Layout& x, AxisMask axes, void* d_out, cudaStream_t stream,
                  const Layout* out = nullptr) {
   detail::require_supported<T>();
-  reduce_axes(op, dtype_of<T>::value, d_x, d_y, x, axes, d_out, out, stream);
+  reduce_axes(r, dtype_of<T>::value, d_x, d_y, x, axes, d_out, out, stream);
 }
 
 }  // namespace reducelab

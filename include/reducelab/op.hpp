@@ -2,8 +2,13 @@
 //! \file op.hpp
 //! The reductions reducelab knows, described once. Name parsing, result layout, the CLI's help,
 //! the benchmark, the test lists and the bindings all read kOps; adding an op means a row here,
-//! its traits (src/reduce/traits.cuh), its CPU reference (src/bench/reference.hpp) and its CUB
-//! baseline (src/bench/cub_baseline.cu), plus a typed convenience call in reduce.hpp.
+//! its traits (src/reduce/traits.cuh, or src/reduce/stats_traits.cuh for the statistics) and the
+//! row of dispatch_traits that picks them, its CPU reference (src/bench/reference.hpp or
+//! stats_reference.hpp) and its CUB baseline (src/bench/cub_baseline.cu), plus a typed
+//! convenience call in reduce.hpp.
+//!
+//! Two ops take a parameter, carried with the op in a Reduction: var, std, var_mean and std_mean
+//! a `correction` (torch's), norm an `ord` (torch.linalg.vector_norm's).
 
 #include <array>
 #include <cstddef>
@@ -12,19 +17,28 @@
 namespace reducelab {
 
 //! The order of the enumerators is the order of kOps.
-enum class Op : int { sum, min, max, dot, argmin, argmax };
+enum class Op : int {
+  sum, min, max, dot, argmin, argmax,
+  mean, var, std, var_mean, std_mean, norm, logsumexp, count_nonzero, any, all, aminmax
+};
 
 //! What a reduction returns for element type T (types.hpp names the types).
 enum class ResultKind : int {
   accumulator,  //!< sum_t<T>, the type it accumulates in (sum, dot)
   element,      //!< T itself (min, max)
   value_index,  //!< ArgResult<T>: the extreme value and the index of its first occurrence
+  statistic,    //!< stat_t<T>: float for f32, f16 and bf16, double for f64 (types.hpp)
+  statistic_pair,  //!< StatPair<stat_t<T>>: {var or std, mean}, torch.var_mean's order
+  count,        //!< std::int64_t
+  boolean,      //!< bool (one byte, 0 or 1)
+  min_max,      //!< MinMax<T>: {min, max}
 };
 
 //! What a reduction of zero elements does.
 enum class EmptyRule : int {
   zero,   //!< gives 0 (all-zero bits in every result type): sum, dot
   error,  //!< throws reducelab::Error: an empty input has no extremum
+  value,  //!< the op's documented result of no elements (NaN mean, -inf logsumexp, true all, ...)
 };
 
 struct OpInfo {
@@ -34,21 +48,45 @@ struct OpInfo {
   ResultKind result;
   EmptyRule empty;
   bool in_ladder;            //!< the teaching ladder (src/ladder) implements it on float
+  bool integers;             //!< accepts the integer types (else only f32, f64, f16, bf16)
   std::string_view summary;  //!< one line for help texts
 };
 
 inline constexpr OpInfo kOps[] = {
-    {Op::sum, "sum", 1, ResultKind::accumulator, EmptyRule::zero, true, "sum of the elements"},
-    {Op::min, "min", 1, ResultKind::element, EmptyRule::error, true,
+    {Op::sum, "sum", 1, ResultKind::accumulator, EmptyRule::zero, true, true,
+     "sum of the elements"},
+    {Op::min, "min", 1, ResultKind::element, EmptyRule::error, true, true,
      "smallest element (NaN if any is NaN)"},
-    {Op::max, "max", 1, ResultKind::element, EmptyRule::error, true,
+    {Op::max, "max", 1, ResultKind::element, EmptyRule::error, true, true,
      "largest element (NaN if any is NaN)"},
-    {Op::dot, "dot", 2, ResultKind::accumulator, EmptyRule::zero, true,
+    {Op::dot, "dot", 2, ResultKind::accumulator, EmptyRule::zero, true, true,
      "sum of x[i] * y[i] over two arrays"},
-    {Op::argmin, "argmin", 1, ResultKind::value_index, EmptyRule::error, false,
+    {Op::argmin, "argmin", 1, ResultKind::value_index, EmptyRule::error, false, true,
      "smallest element and its first index (of the first NaN, if any)"},
-    {Op::argmax, "argmax", 1, ResultKind::value_index, EmptyRule::error, false,
+    {Op::argmax, "argmax", 1, ResultKind::value_index, EmptyRule::error, false, true,
      "largest element and its first index (of the first NaN, if any)"},
+    {Op::mean, "mean", 1, ResultKind::statistic, EmptyRule::value, false, false,
+     "sum / n (NaN for no elements)"},
+    {Op::var, "var", 1, ResultKind::statistic, EmptyRule::value, false, false,
+     "variance: sum (x - mean)^2 / max(0, n - correction), one pass (Welford/Chan)"},
+    {Op::std, "std", 1, ResultKind::statistic, EmptyRule::value, false, false,
+     "standard deviation: sqrt(var)"},
+    {Op::var_mean, "var_mean", 1, ResultKind::statistic_pair, EmptyRule::value, false, false,
+     "{var, mean} in one pass"},
+    {Op::std_mean, "std_mean", 1, ResultKind::statistic_pair, EmptyRule::value, false, false,
+     "{std, mean} in one pass"},
+    {Op::norm, "norm", 1, ResultKind::statistic, EmptyRule::value, false, false,
+     "vector norm of order ord: 0 (nonzeros), 1, 2 (no overflow or underflow), inf, -inf"},
+    {Op::logsumexp, "logsumexp", 1, ResultKind::statistic, EmptyRule::value, false, false,
+     "log(sum exp(x)) in one pass (running max; -inf for no elements)"},
+    {Op::count_nonzero, "count_nonzero", 1, ResultKind::count, EmptyRule::value, false, true,
+     "elements != 0 (NaN counts, -0.0 does not)"},
+    {Op::any, "any", 1, ResultKind::boolean, EmptyRule::value, false, true,
+     "some element != 0 (false for no elements)"},
+    {Op::all, "all", 1, ResultKind::boolean, EmptyRule::value, false, true,
+     "every element != 0 (true for no elements)"},
+    {Op::aminmax, "aminmax", 1, ResultKind::min_max, EmptyRule::error, false, true,
+     "smallest and largest element in one pass (both NaN if any is NaN)"},
 };
 inline constexpr std::size_t kOpCount = sizeof(kOps) / sizeof(kOps[0]);
 
@@ -60,19 +98,35 @@ constexpr bool ops_in_enum_order() {
 }
 static_assert(ops_in_enum_order(), "kOps must list the ops in the order of enum class Op");
 
-template <bool kLadderOnly>
+enum class OpSet : int { all, ladder, core, statistics };
+
+//! The core ops (sum, min, max, dot, argmin, argmax) return a sum, an element or an element
+//! with its index; the statistics (issue 12) return the other kinds.
+constexpr bool in_set(const OpInfo& op, OpSet set) {
+  const bool core = op.result == ResultKind::accumulator || op.result == ResultKind::element ||
+                    op.result == ResultKind::value_index;
+  switch (set) {
+    case OpSet::all: return true;
+    case OpSet::ladder: return op.in_ladder;
+    case OpSet::core: return core;
+    case OpSet::statistics: return !core;
+  }
+  return false;
+}
+
+template <OpSet kSet>
 constexpr std::size_t count_ops() {
   std::size_t count = 0;
-  for (const OpInfo& info : kOps) count += (!kLadderOnly || info.in_ladder) ? 1 : 0;
+  for (const OpInfo& info : kOps) count += in_set(info, kSet) ? 1 : 0;
   return count;
 }
 
-template <bool kLadderOnly>
-constexpr std::array<Op, count_ops<kLadderOnly>()> list_ops() {
-  std::array<Op, count_ops<kLadderOnly>()> out{};
+template <OpSet kSet>
+constexpr std::array<Op, count_ops<kSet>()> list_ops() {
+  std::array<Op, count_ops<kSet>()> out{};
   std::size_t next = 0;
   for (const OpInfo& info : kOps)
-    if (!kLadderOnly || info.in_ladder) out[next++] = info.op;
+    if (in_set(info, kSet)) out[next++] = info.op;
   return out;
 }
 }  // namespace detail
@@ -85,9 +139,15 @@ constexpr bool is_valid(Op op) {
 constexpr const OpInfo& info(Op op) { return kOps[static_cast<std::size_t>(op)]; }
 
 //! Every op, in table order.
-inline constexpr auto kAllOps = detail::list_ops<false>();
+inline constexpr auto kAllOps = detail::list_ops<detail::OpSet::all>();
 //! The ops the ladder implements on float.
-inline constexpr auto kLadderOps = detail::list_ops<true>();
+inline constexpr auto kLadderOps = detail::list_ops<detail::OpSet::ladder>();
+//! sum, min, max, dot, argmin, argmax: the ops of the first stage, whose results are a sum, an
+//! element or an element with its index (bench/reference.hpp checks them).
+inline constexpr auto kCoreOps = detail::list_ops<detail::OpSet::core>();
+//! mean, var, std, var_mean, std_mean, norm, logsumexp, count_nonzero, any, all, aminmax
+//! (bench/stats_reference.hpp checks them).
+inline constexpr auto kStatisticOps = detail::list_ops<detail::OpSet::statistics>();
 
 //! The op's name ("?" for an invalid value).
 constexpr std::string_view to_string(Op op) { return is_valid(op) ? info(op).name : "?"; }
@@ -95,5 +155,40 @@ constexpr std::string_view to_string(Op op) { return is_valid(op) ? info(op).nam
 Op parse_op(std::string_view text);
 //! Number of input arrays the op reads (2 for dot).
 constexpr int input_arrays(Op op) { return info(op).inputs; }
+
+//! An op with its parameters: what every runtime-typed entry point (reduce, reduce_axes,
+//! reduce_segments) takes. An Op converts to it implicitly, with the default parameters; the
+//! parameters of the ops that have none are ignored.
+//!
+//!     reducelab::reduce(reducelab::Op::var, ...);               // correction 1, as torch.var
+//!     reducelab::reduce(reducelab::Reduction::var(0), ...);     // the population variance
+//!     reducelab::reduce(reducelab::Reduction::norm(1), ...);    // sum |x|
+struct Reduction {
+  Op op = Op::sum;
+  //! var, std, var_mean, std_mean: the divisor is max(0, n - correction); any value >= 0
+  //! (torch's `correction`; 1 is Bessel's correction, 0 the population variance).
+  double correction = 1;
+  //! norm: 0 (the count of nonzeros), 1, 2, +inf (max |x|) or -inf (min |x|).
+  double ord = 2;
+
+  constexpr Reduction(Op op_ = Op::sum) : op(op_) {}  // NOLINT: implicit on purpose
+  constexpr Reduction(Op op_, double correction_, double ord_)
+      : op(op_), correction(correction_), ord(ord_) {}
+
+  static constexpr Reduction var(double correction_ = 1) { return {Op::var, correction_, 2}; }
+  static constexpr Reduction stddev(double correction_ = 1) { return {Op::std, correction_, 2}; }
+  static constexpr Reduction var_mean(double correction_ = 1) {
+    return {Op::var_mean, correction_, 2};
+  }
+  static constexpr Reduction std_mean(double correction_ = 1) {
+    return {Op::std_mean, correction_, 2};
+  }
+  static constexpr Reduction norm(double ord_ = 2) { return {Op::norm, 1, ord_}; }
+};
+
+//! Whether `op` reads `correction` (var, std, var_mean, std_mean).
+constexpr bool takes_correction(Op op) {
+  return op == Op::var || op == Op::std || op == Op::var_mean || op == Op::std_mean;
+}
 
 }  // namespace reducelab

@@ -1,7 +1,10 @@
 #pragma once
 //! \file reduce.hpp
 //! reducelab's production reductions: sum, min, max, dot, argmin, argmax over device arrays of
-//! float, double, __half, __nv_bfloat16, int32_t, int64_t, uint32_t and uint64_t.
+//! float, double, __half, __nv_bfloat16, int32_t, int64_t, uint32_t and uint64_t; and the
+//! statistics mean, var, std, var_mean, std_mean, norm, logsumexp (floating types), count_nonzero,
+//! any, all and aminmax (every type). op.hpp lists them; each one runs as one kernel over the data,
+//! whole arrays here, along axes in axis.hpp and over segments in segmented.hpp.
 //!
 //! Two forms of every call:
 //! - synchronous: `float s = reducelab::sum(d_in, n, stream);` returns the result on the host
@@ -14,8 +17,26 @@
 //! 32-bit integer sums and dots return 64-bit integers; integer sums wrap modulo 2^64.
 //! min and max return the input type; argmin and argmax return ArgResult<T> {value, index}.
 //!
-//! Empty input (n == 0): sum and dot give 0. min, max, argmin and argmax throw
-//! reducelab::Error, since an empty input has no extremum.
+//! Statistics: results are stat_t<T> (types.hpp: float for f32, f16, bf16; double for f64),
+//! var_mean/std_mean a StatPair {var or std, mean}, count_nonzero an int64_t, any/all a bool,
+//! aminmax a MinMax<T> {min, max}.
+//! - mean = sum / n, in the accumulation type of sum.
+//! - var = sum (x - mean)^2 / max(0, n - correction), std = sqrt(var), torch's `correction`
+//!   (default 1; Reduction::var(0) for the population variance), computed in one pass with
+//!   Welford/Chan merges, never as a sum of squares: accurate when the mean is large against the
+//!   spread (stats_reference.hpp's bound, tested on 1e6 + N(0, 1) in f32). n <= correction gives
+//!   NaN (all elements equal) or +inf, as torch.
+//! - norm: ord 2 (default) never overflows or underflows where the result is representable: f32
+//!   and bf16 sum their squares in double, f16 in float, f64 with Blue's scaled sums; ord 1 sums |x|;
+//!   ord inf and -inf are max |x| and min |x|; ord 0 counts nonzeros. Other ords throw.
+//! - logsumexp = max + log(sum exp(x - max)) in one pass: NaN if any element is NaN, else +inf if
+//!   any is +inf, else -inf if all are -inf.
+//! - count_nonzero, any, all: NaN is nonzero (true), -0.0 is zero.
+//! - aminmax: min and max in one pass; both NaN if any element is NaN.
+//!
+//! Empty input (n == 0): sum and dot give 0. min, max, argmin, argmax and aminmax throw
+//! reducelab::Error, since an empty input has no extremum, and so does norm with ord inf or
+//! -inf. mean, var, std give NaN, norm 0, logsumexp -inf, count_nonzero 0, any false, all true.
 //!
 //! NaN: min, max, argmin and argmax propagate NaN as PyTorch does: if any element is NaN the
 //! result is NaN, and argmin/argmax return the index of the first NaN. Otherwise argmin/argmax
@@ -74,12 +95,12 @@ namespace reducelab {
 //! result_size(op, dtype) bytes to device memory d_out: sum_t<T> for sum and dot, T for min and
 //! max, ArgResult<T> for argmin and argmax (types.hpp). The typed functions below, the benchmark,
 //! the tests and the bindings all go through it.
-void reduce(Op op, DType dtype, const void* d_x, const void* d_y, std::size_t n, void* d_out,
-            cudaStream_t stream);
+void reduce(Reduction r, DType dtype, const void* d_x, const void* d_y, std::size_t n,
+            void* d_out, cudaStream_t stream);
 
 //! The same, synchronous: writes result_size(op, dtype) bytes to host memory h_out after
 //! synchronising `stream` (only that stream).
-void reduce_to_host(Op op, DType dtype, const void* d_x, const void* d_y, std::size_t n,
+void reduce_to_host(Reduction r, DType dtype, const void* d_x, const void* d_y, std::size_t n,
                     void* h_out, cudaStream_t stream = nullptr);
 
 //! Waits for the work queued on `stream`, then frees the workspace the library keeps for it on
@@ -107,11 +128,11 @@ struct same_type {
 
 // d_y is not deduced (it may be nullptr): T comes from d_x.
 template <class R, class T>
-R reduce_to_host(Op op, const T* d_x, const typename same_type<T>::type* d_y, std::size_t n,
+R reduce_to_host(Reduction r, const T* d_x, const typename same_type<T>::type* d_y, std::size_t n,
                  cudaStream_t stream) {
   require_supported<T>();
   R result{};
-  reducelab::reduce_to_host(op, dtype_of<T>::value, d_x, d_y, n, &result, stream);
+  reducelab::reduce_to_host(r, dtype_of<T>::value, d_x, d_y, n, &result, stream);
   return result;
 }
 }  // namespace detail
@@ -183,6 +204,70 @@ template <class T>
 void argmax(const T* d_in, std::size_t n, ArgResult<T>* d_out, cudaStream_t stream) {
   detail::require_supported<T>();
   reducelab::reduce(Op::argmax, dtype_of<T>::value, d_in, nullptr, n, d_out, stream);
+}
+
+// ---- the statistics: synchronous forms (a stream-ordered form is reduce() with a Reduction) ----
+
+//! sum / n in sum_t<T> (NaN for n == 0).
+template <class T>
+stat_t<T> mean(const T* d_in, std::size_t n, cudaStream_t stream = nullptr) {
+  return detail::reduce_to_host<stat_t<T>>(Op::mean, d_in, nullptr, n, stream);
+}
+//! sum (x - mean)^2 / max(0, n - correction), one pass.
+template <class T>
+stat_t<T> var(const T* d_in, std::size_t n, double correction = 1, cudaStream_t stream = nullptr) {
+  return detail::reduce_to_host<stat_t<T>>(Reduction::var(correction), d_in, nullptr, n, stream);
+}
+//! sqrt(var).
+template <class T>
+stat_t<T> stddev(const T* d_in, std::size_t n, double correction = 1,
+                 cudaStream_t stream = nullptr) {
+  return detail::reduce_to_host<stat_t<T>>(Reduction::stddev(correction), d_in, nullptr, n,
+                                            stream);
+}
+//! {var, mean} in one pass.
+template <class T>
+StatPair<stat_t<T>> var_mean(const T* d_in, std::size_t n, double correction = 1,
+                             cudaStream_t stream = nullptr) {
+  return detail::reduce_to_host<StatPair<stat_t<T>>>(Reduction::var_mean(correction), d_in,
+                                                     nullptr, n, stream);
+}
+//! {std, mean} in one pass.
+template <class T>
+StatPair<stat_t<T>> std_mean(const T* d_in, std::size_t n, double correction = 1,
+                             cudaStream_t stream = nullptr) {
+  return detail::reduce_to_host<StatPair<stat_t<T>>>(Reduction::std_mean(correction), d_in,
+                                                     nullptr, n, stream);
+}
+//! The vector norm of order ord: 0, 1, 2, inf or -inf.
+template <class T>
+stat_t<T> norm(const T* d_in, std::size_t n, double ord = 2, cudaStream_t stream = nullptr) {
+  return detail::reduce_to_host<stat_t<T>>(Reduction::norm(ord), d_in, nullptr, n, stream);
+}
+//! log(sum exp(x)), one pass.
+template <class T>
+stat_t<T> logsumexp(const T* d_in, std::size_t n, cudaStream_t stream = nullptr) {
+  return detail::reduce_to_host<stat_t<T>>(Op::logsumexp, d_in, nullptr, n, stream);
+}
+//! Elements != 0 (NaN counts, -0.0 does not).
+template <class T>
+std::int64_t count_nonzero(const T* d_in, std::size_t n, cudaStream_t stream = nullptr) {
+  return detail::reduce_to_host<std::int64_t>(Op::count_nonzero, d_in, nullptr, n, stream);
+}
+//! Some element != 0.
+template <class T>
+bool any(const T* d_in, std::size_t n, cudaStream_t stream = nullptr) {
+  return detail::reduce_to_host<bool>(Op::any, d_in, nullptr, n, stream);
+}
+//! Every element != 0.
+template <class T>
+bool all(const T* d_in, std::size_t n, cudaStream_t stream = nullptr) {
+  return detail::reduce_to_host<bool>(Op::all, d_in, nullptr, n, stream);
+}
+//! {min, max} in one pass. Throws reducelab::Error for n == 0.
+template <class T>
+MinMax<T> aminmax(const T* d_in, std::size_t n, cudaStream_t stream = nullptr) {
+  return detail::reduce_to_host<MinMax<T>>(Op::aminmax, d_in, nullptr, n, stream);
 }
 
 }  // namespace reducelab

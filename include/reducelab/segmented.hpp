@@ -24,8 +24,12 @@
 //! - sum, dot: 0 (+0 for the floating types: all-zero bits);
 //! - min: the op's identity, +inf for the floating types (f16/bf16 too) and the largest value of
 //!   the integer types; max: -inf, or the lowest integer value (0 for the unsigned types);
-//! - argmin, argmax: value as min/max above and index -1, a sentinel no element has.
-//! (The scalar reduce() throws for an empty min/max/argmin/argmax instead.)
+//! - argmin, argmax: value as min/max above and index -1, a sentinel no element has;
+//! - aminmax: {min, max} as min and max above;
+//! - mean, var, std, var_mean, std_mean: NaN (as torch); logsumexp: -inf; count_nonzero: 0;
+//!   any: false; all: true; norm: 0, but +inf for ord -inf (the identity of min |x|).
+//! (The scalar reduce() throws for an empty min/max/argmin/argmax/aminmax, and a norm with ord
+//! inf or -inf, instead.)
 //!
 //! num_segments == 0: nothing is written and nothing is launched; the pointers may be null.
 //!
@@ -67,16 +71,16 @@ namespace reducelab {
 
 //! Fixed-size segments: reduces each of the num_segments rows of segment_size elements of d_x
 //! (and d_y for dot, else d_y must be null) of element type `dtype` into d_out[s].
-void reduce_segments(Op op, DType dtype, const void* d_x, const void* d_y, std::size_t num_segments,
+void reduce_segments(Reduction r, DType dtype, const void* d_x, const void* d_y, std::size_t num_segments,
                      std::size_t segment_size, void* d_out, cudaStream_t stream);
 
 //! Ragged segments: reduces x[d_offsets[s], d_offsets[s + 1]) into d_out[s] for s in
 //! [0, num_segments); d_offsets holds num_segments + 1 int64 offsets in device memory.
-void reduce_segments(Op op, DType dtype, const void* d_x, const void* d_y, std::size_t num_segments,
+void reduce_segments(Reduction r, DType dtype, const void* d_x, const void* d_y, std::size_t num_segments,
                      const std::int64_t* d_offsets, void* d_out, cudaStream_t stream);
 
 //! The same with int32 offsets.
-void reduce_segments(Op op, DType dtype, const void* d_x, const void* d_y, std::size_t num_segments,
+void reduce_segments(Reduction r, DType dtype, const void* d_x, const void* d_y, std::size_t num_segments,
                      const std::int32_t* d_offsets, void* d_out, cudaStream_t stream);
 
 // Typed forms. `segments` is either segment_size (an integer: fixed-size segments) or the device
@@ -84,11 +88,11 @@ void reduce_segments(Op op, DType dtype, const void* d_x, const void* d_y, std::
 
 namespace detail {
 template <class T, class Segments>
-void reduce_segments(Op op, const T* d_x, const typename same_type<T>::type* d_y,
+void reduce_segments(Reduction r, const T* d_x, const typename same_type<T>::type* d_y,
                      std::size_t num_segments, Segments segments, void* d_out,
                      cudaStream_t stream) {
   require_supported<T>();
-  reducelab::reduce_segments(op, dtype_of<T>::value, d_x, d_y, num_segments, segments, d_out,
+  reducelab::reduce_segments(r, dtype_of<T>::value, d_x, d_y, num_segments, segments, d_out,
                              stream);
 }
 }  // namespace detail

@@ -122,6 +122,8 @@ class CubReduceImpl final : public CubCall<CubReduceImpl<T>, CubReduce> {
       case Op::dot: return "cub::DeviceReduce::TransformReduce (x*y, +)";
       case Op::argmin: return "cub::DeviceReduce::ArgMin";
       case Op::argmax: return "cub::DeviceReduce::ArgMax";
+      default:  // the statistics: make_cub_statistic (cub_stats.cu)
+        break;
     }
     return "cub";
   }
@@ -167,6 +169,8 @@ class CubReduceImpl final : public CubCall<CubReduceImpl<T>, CubReduce> {
             reinterpret_cast<std::int64_t*>(static_cast<unsigned char*>(d_out) + 8),
             n, stream);
         break;
+      default:  // the statistics: make_cub_statistic (cub_stats.cu)
+        break;
     }
     REDUCELAB_CUDA_CHECK(status);
   }
@@ -206,6 +210,8 @@ class CubSegmentedImpl final : public CubCall<CubSegmentedImpl<T, Map>, CubSegme
       case Op::max: return sizeof(T);
       case Op::argmin:
       case Op::argmax: return sizeof(Pair);
+      default:  // the statistics: make_cub_statistic (cub_stats.cu)
+        break;
     }
     return 0;
   }
@@ -236,6 +242,8 @@ class CubSegmentedImpl final : public CubCall<CubSegmentedImpl<T, Map>, CubSegme
       case Op::dot: return "cub::DeviceSegmentedReduce::Reduce (x*y, +)";
       case Op::argmin: return "cub::DeviceSegmentedReduce::ArgMin";
       case Op::argmax: return "cub::DeviceSegmentedReduce::ArgMax";
+      default:  // the statistics: make_cub_statistic (cub_stats.cu)
+        break;
     }
     return "cub";
   }
@@ -284,6 +292,8 @@ class CubSegmentedImpl final : public CubCall<CubSegmentedImpl<T, Map>, CubSegme
       case Op::argmax:
         status = cub::DeviceSegmentedReduce::ArgMax(temp, bytes, x, static_cast<Pair*>(d_out), n,
                                                     begin, end, stream);
+        break;
+      default:  // the statistics: make_cub_statistic (cub_stats.cu)
         break;
     }
     REDUCELAB_CUDA_CHECK(status);

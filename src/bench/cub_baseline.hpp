@@ -30,6 +30,12 @@ class CubReduce {
 //! TransformReduce over x[i]*y[i] for dot.
 std::unique_ptr<CubReduce> make_cub_reduce(Op op, DType dtype, std::size_t n);
 
+//! CUB's DeviceReduce for a statistic (op in kStatisticOps), writing reducelab's result layout
+//! (result_size(r.op, dtype) bytes at d_out: stat_t<T>, StatPair, int64, bool or MinMax<T>), or
+//! nullptr where the op does not take the dtype. Temporary storage is allocated here, before
+//! timing.
+std::unique_ptr<CubReduce> make_cub_statistic(const Reduction& r, DType dtype, std::size_t n);
+
 class CubSegmentedReduce {
  public:
   virtual ~CubSegmentedReduce() = default;

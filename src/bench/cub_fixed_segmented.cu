@@ -106,6 +106,8 @@ class CubFixedImpl final : public CubSegmentedReduce {
       case Op::max: return sizeof(T);
       case Op::argmin:
       case Op::argmax: return sizeof(Pair);
+      default:  // the statistics: make_cub_statistic (cub_stats.cu)
+        break;
     }
     return 0;
   }
@@ -137,6 +139,8 @@ class CubFixedImpl final : public CubSegmentedReduce {
       case Op::dot: return "cub::DeviceSegmentedReduce::Reduce (x*y, +)";
       case Op::argmin: return "cub::DeviceSegmentedReduce::ArgMin";
       case Op::argmax: return "cub::DeviceSegmentedReduce::ArgMax";
+      default:  // the statistics: make_cub_statistic (cub_stats.cu)
+        break;
     }
     return "cub";
   }
@@ -182,6 +186,8 @@ class CubFixedImpl final : public CubSegmentedReduce {
       case Op::argmax:
         status = cub::DeviceSegmentedReduce::ArgMax(temp, bytes, x, static_cast<Pair*>(d_out), n,
                                                     size, stream);
+        break;
+      default:  // the statistics: make_cub_statistic (cub_stats.cu)
         break;
     }
     REDUCELAB_CUDA_CHECK(status);

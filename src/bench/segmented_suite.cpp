@@ -7,6 +7,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -14,6 +15,7 @@
 #include "bench/cub_baseline.hpp"
 #include "bench/random.hpp"
 #include "bench/reference.hpp"
+#include "bench/stats_check.hpp"
 #include "bench/timer.hpp"
 #include "common/cuda_check.hpp"
 #include "common/device_buffer.hpp"
@@ -38,48 +40,89 @@ struct SegmentedCandidate {
   std::function<void(const unsigned char*, std::size_t, unsigned char*)> to_slot;
 };
 
-// The CPU reference of every segment, segments shared among threads in turn. An empty segment's
-// extremum is the identity reduce_segments documents (its index stays -1).
+// Calls work(s) for every segment s in [0, count), segments shared among up to 16 threads in turn.
+template <class Work>
+void for_each_segment(std::size_t count, Work work) {
+  const std::size_t threads = std::min<std::size_t>(
+      std::max<std::size_t>(count, 1), std::max(1u, std::min(16u, std::thread::hardware_concurrency())));
+  auto run = [&](std::size_t first) {
+    for (std::size_t s = first; s < count; s += threads) work(s);
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(run, t);
+  run(0);
+  for (std::thread& thread : pool) thread.join();
+}
+
+// The CPU reference of every segment. An empty segment's extremum is the identity
+// reduce_segments documents (its index stays -1).
 template <class T>
 std::vector<Reference<T>> segment_references(Op op, const T* x, const T* y,
                                              const std::vector<std::int64_t>& offsets) {
-  const std::size_t count = offsets.size() - 1;
-  std::vector<Reference<T>> refs(count);
-  auto work = [&](std::size_t first, std::size_t step) {
-    for (std::size_t s = first; s < count; s += step) {
-      const std::size_t begin = static_cast<std::size_t>(offsets[s]);
-      const std::size_t length = static_cast<std::size_t>(offsets[s + 1] - offsets[s]);
-      refs[s] = reference(op, x + begin, y == nullptr ? nullptr : y + begin, length);
-      if (length == 0 && op != Op::sum && op != Op::dot) refs[s].extremum = empty_extremum<T>(op);
-    }
-  };
-  const std::size_t threads = std::min<std::size_t>(
-      std::max<std::size_t>(count, 1), std::max(1u, std::min(16u, std::thread::hardware_concurrency())));
-  std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work, t, threads);
-  work(0, threads);
-  for (std::thread& thread : pool) thread.join();
+  std::vector<Reference<T>> refs(offsets.size() - 1);
+  for_each_segment(refs.size(), [&](std::size_t s) {
+    const std::size_t begin = static_cast<std::size_t>(offsets[s]);
+    const std::size_t length = static_cast<std::size_t>(offsets[s + 1] - offsets[s]);
+    refs[s] = reference(op, x + begin, y == nullptr ? nullptr : y + begin, length);
+    if (length == 0 && op != Op::sum && op != Op::dot) refs[s].extremum = empty_extremum<T>(op);
+  });
   return refs;
+}
+
+// What every segment's result must be: the core ops' References, or a statistic's checks.
+template <class T>
+struct SegmentChecks {
+  std::vector<Reference<T>> refs;                         // core ops
+  std::vector<std::optional<StatisticCheck<T>>> checks;   // statistics
+  std::vector<std::size_t> lengths;
+
+  std::size_t count() const { return lengths.size(); }
+  std::string operator()(std::size_t s, const unsigned char* slot) const {
+    return checks.empty() ? check_result(refs[s], slot) : (*checks[s])(slot);
+  }
+};
+
+// The checks of a statistic r over the segments of `offsets`.
+template <class T>
+SegmentChecks<T> statistic_checks(const Reduction& r, const T* x,
+                                  const std::vector<std::int64_t>& offsets) {
+  SegmentChecks<T> out;
+  const std::size_t count = offsets.size() - 1;
+  out.checks.resize(count);
+  out.lengths.resize(count);
+  for_each_segment(count, [&](std::size_t s) {
+    out.lengths[s] = static_cast<std::size_t>(offsets[s + 1] - offsets[s]);
+    out.checks[s].emplace(r, x + static_cast<std::size_t>(offsets[s]), out.lengths[s], true);
+  });
+  return out;
+}
+
+template <class T>
+SegmentChecks<T> core_checks(std::vector<Reference<T>> refs) {
+  SegmentChecks<T> out;
+  for (const Reference<T>& r : refs) out.lengths.push_back(r.n);
+  out.refs = std::move(refs);
+  return out;
 }
 
 // "" when every segment matches its reference, else how many do not and the first one's detail.
 template <class T>
-std::string check_segments(const std::vector<Reference<T>>& refs,
+std::string check_segments(const SegmentChecks<T>& checks,
                            const std::vector<unsigned char>& results,
                            const SegmentedCandidate& c) {
   std::size_t wrong = 0;
   std::string first;
-  for (std::size_t s = 0; s < refs.size(); ++s) {
-    if (refs[s].n == 0 && !c.check_empty) continue;
+  for (std::size_t s = 0; s < checks.count(); ++s) {
+    if (checks.lengths[s] == 0 && !c.check_empty) continue;
     unsigned char slot[kSlotBytes] = {};
     c.to_slot(results.data(), s, slot);
-    std::string why = check_result(refs[s], slot);
+    std::string why = checks(s, slot);
     if (why.empty()) continue;
     if (wrong++ == 0) first = "segment " + std::to_string(s) + " (" +
-                              std::to_string(refs[s].n) + " elements): " + why;
+                              std::to_string(checks.lengths[s]) + " elements): " + why;
   }
   if (wrong == 0) return "";
-  return std::to_string(wrong) + " of " + std::to_string(refs.size()) + " segments, " + first;
+  return std::to_string(wrong) + " of " + std::to_string(checks.count()) + " segments, " + first;
 }
 
 std::size_t largest_segment(const std::vector<std::int64_t>& offsets) {
@@ -180,7 +223,7 @@ SegmentedCandidate production(const SuiteConfig& config, std::string change, Cal
 
 // reducelab::reduce_axes over the contiguous view of `shape`.
 SegmentedCandidate reduce_axes_candidate(const SuiteConfig& config, const AxisShape& shape) {
-  const Op op = config.op;
+  const Reduction op = config.reduction();
   const DType dtype = config.dtype;
   const Layout layout = shape.layout();
   const AxisMask mask = shape.mask;
@@ -208,11 +251,11 @@ Measurement problem_row(const SuiteConfig& config, std::size_t n, std::size_t re
 // reference; then the right ones timed. Rows are appended to `rows`.
 template <class T>
 void check_then_time_all(const SuiteConfig& config, const Inputs<T>& in,
-                         const std::vector<Reference<T>>& refs,
+                         const SegmentChecks<T>& refs,
                          const std::vector<SegmentedCandidate>& candidates, const Measurement& row,
                          const DeviceInfo& device, cudaStream_t stream, const Progress& progress,
                          std::vector<Measurement>& rows) {
-  const std::size_t count = refs.size();
+  const std::size_t count = refs.count();
   DeviceBuffer<unsigned char> d_results(std::max<std::size_t>(count, 1) * kSlotBytes);
   std::vector<unsigned char> host_results;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
@@ -253,8 +296,10 @@ std::vector<Measurement> run_shape(const SuiteConfig& config, const SegmentSpec&
   const std::size_t count = shape.count;
   const std::size_t n = static_cast<std::size_t>(offsets.back());
   const Inputs<T> in(config, n, device);
-  const std::vector<Reference<T>> refs =
-      segment_references(config.op, in.hx.data(), in.host_y(), offsets);
+  const bool statistic = in_set(info(config.op), reducelab::detail::OpSet::statistics);
+  const SegmentChecks<T> refs =
+      statistic ? statistic_checks(config.reduction(), in.hx.data(), offsets)
+                : core_checks(segment_references(config.op, in.hx.data(), in.host_y(), offsets));
   DeviceBuffer<std::int64_t> d_offsets(shape.ragged() ? offsets.size() : 0);
   if (shape.ragged())
     REDUCELAB_CUDA_CHECK(cudaMemcpy(d_offsets.data(), offsets.data(),
@@ -271,16 +316,18 @@ std::vector<Measurement> run_shape(const SuiteConfig& config, const SegmentSpec&
 
   std::vector<SegmentedCandidate> candidates;
   std::vector<Measurement> rows;
-  add_cub(config, largest_segment(offsets), row,
-          [&] {
-            return make_cub_segmented_reduce(config.op, config.dtype, count, shape.size,
-                                             offsets_ptr);
-          },
-          candidates, rows);
+  // CUB's segmented reduce has no statistics: their rows compare with reducelab's own sum.
+  if (!statistic)
+    add_cub(config, largest_segment(offsets), row,
+            [&] {
+              return make_cub_segmented_reduce(config.op, config.dtype, count, shape.size,
+                                               offsets_ptr);
+            },
+            candidates, rows);
 #if REDUCELAB_HAVE_CCCL_FIXED
   // Fixed rows again through a newer CCCL's fixed-size overloads (REDUCELAB_CCCL_INCLUDE), after
   // the toolkit's CUB, which stays the table's "time / CUB" reference.
-  if (!shape.ragged()) {
+  if (!shape.ragged() && !statistic) {
     add_cub(config, shape.size, row,
             [&] {
               return make_cub_fixed_segmented_reduce(config.op, config.dtype, count, shape.size);
@@ -291,7 +338,7 @@ std::vector<Measurement> run_shape(const SuiteConfig& config, const SegmentSpec&
   if (config.production && axes != nullptr) {
     candidates.push_back(reduce_axes_candidate(config, *axes));
   } else if (config.production) {
-    const Op op = config.op;
+    const Reduction op = config.reduction();
     const DType dtype = config.dtype;
     const std::size_t size = shape.size;
     candidates.push_back(production(
@@ -318,9 +365,13 @@ std::vector<Measurement> run_strided(const SuiteConfig& config, const AxisShape&
   const std::size_t n = shape.elements();
   const std::size_t count = shape.results();
   const AxisWalk walk = shape.walk();
+  if (in_set(info(config.op), reducelab::detail::OpSet::statistics))
+    throw Error(ErrorCode::invalid_argument,
+                "the benchmark checks statistics along rows and segments; " + shape.text() +
+                    " over axes " + shape.axes_text() + " is not rows (the tests cover it)");
   const Inputs<T> in(config, n, device);
-  const std::vector<Reference<T>> refs =
-      axis_reference(config.op, in.hx.data(), in.host_y(), shape.layout(), shape.mask);
+  const SegmentChecks<T> refs = core_checks(
+      axis_reference(config.op, in.hx.data(), in.host_y(), shape.layout(), shape.mask));
 
   Measurement row = problem_row(config, n, count, 0.0);
   row.shape = shape.text();

@@ -6,10 +6,12 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 
 #include "bench/cub_baseline.hpp"
 #include "bench/random.hpp"
 #include "bench/reference.hpp"
+#include "bench/stats_check.hpp"
 #include "bench/timer.hpp"
 #include "common/cuda_check.hpp"
 #include "common/device_buffer.hpp"
@@ -66,7 +68,20 @@ std::vector<Measurement> run_size(const SuiteConfig& config, const DeviceInfo& d
   std::vector<T> hx = random_vector<T>(n, config.seed, Distribution::uniform);
   std::vector<T> hy;
   if (arrays == 2) hy = random_vector<T>(n, config.seed + 1, Distribution::uniform);
-  const Reference<T> ref = reference(config.op, hx.data(), hy.empty() ? nullptr : hy.data(), n);
+  // The reference, worked out once before anything runs: reference() for the core ops, the
+  // statistics' long-double reference for the others.
+  const Reduction reduction = config.reduction();
+  const bool statistic = in_set(info(config.op), reducelab::detail::OpSet::statistics);
+  Reference<T> ref;
+  std::optional<StatisticCheck<T>> statistic_check;
+  if (statistic) {
+    statistic_check.emplace(reduction, hx.data(), n);
+  } else {
+    ref = reference(config.op, hx.data(), hy.empty() ? nullptr : hy.data(), n);
+  }
+  auto check = [&](const void* raw) {
+    return statistic ? (*statistic_check)(raw) : check_result(ref, raw);
+  };
 
   DeviceBuffer<T> dx(stride * copies);
   DeviceBuffer<T> dy(arrays == 2 ? stride * copies : 0);
@@ -96,7 +111,13 @@ std::vector<Measurement> run_size(const SuiteConfig& config, const DeviceInfo& d
   }
   std::shared_ptr<CubReduce> cub;
   if (config.cub) {
-    cub = make_cub_reduce(config.op, config.dtype, n);
+    if (statistic) {
+      cub = make_cub_statistic(reduction, config.dtype, n);
+    } else {
+      cub = make_cub_reduce(config.op, config.dtype, n);
+    }
+  }
+  if (cub) {
     auto call = [cub](const void* x, const void* y, void* out, cudaStream_t s) {
       cub->run(x, y, out, s);
     };
@@ -104,9 +125,10 @@ std::vector<Measurement> run_size(const SuiteConfig& config, const DeviceInfo& d
   }
   if (config.production) {
     // The runtime-typed entry, the one every binding calls.
-    auto call = [op = config.op, dtype = config.dtype, n](const void* x, const void* y, void* out,
-                                                          cudaStream_t s) {
-      reducelab::reduce(op, dtype, x, input_arrays(op) == 2 ? y : nullptr, n, out, s);
+    auto call = [reduction, dtype = config.dtype, n](const void* x, const void* y, void* out,
+                                                     cudaStream_t s) {
+      reducelab::reduce(reduction, dtype, x, input_arrays(reduction.op) == 2 ? y : nullptr, n, out,
+                        s);
     };
     candidates.push_back({"reducelab", "production", production_name(config.op), call, call});
   }
@@ -136,7 +158,7 @@ std::vector<Measurement> run_size(const SuiteConfig& config, const DeviceInfo& d
       c.timed(dx.data() + k * stride, arrays == 2 ? dy.data() + k * stride : nullptr, slot.data(),
               s);
     };
-    trial.check = [&] { return check_result(ref, host_slot); };
+    trial.check = [&] { return check(host_slot); };
     detail::check_then_time(trial, config, device, m, stream);
     rows.push_back(m);
     if (progress)

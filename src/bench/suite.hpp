@@ -22,6 +22,9 @@ namespace reducelab::bench {
 
 struct SuiteConfig {
   Op op = Op::sum;
+  double correction = 1;  //!< var, std, var_mean, std_mean (Reduction::correction)
+  double ord = 2;         //!< norm (Reduction::ord)
+  Reduction reduction() const { return {op, correction, ord}; }
   DType dtype = DType::f32;
   std::vector<std::size_t> sizes{std::size_t{1} << 27};
   std::vector<const ladder::Rung*> rungs;  //!< timed only for f32 and the ladder's four ops

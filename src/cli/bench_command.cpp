@@ -45,6 +45,7 @@ void run_bench(const BenchOptions& o) {
   std::vector<bench::Measurement> rows;
   for (DType dtype : plan.dtypes) {
     for (Op op : plan.ops) {
+      if (!takes(op, dtype)) continue;  // a statistic of real values and an integer type
       bench::SuiteConfig config = plan.suite;
       config.sizes = {n};
       config.op = op;

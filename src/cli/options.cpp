@@ -87,7 +87,9 @@ constexpr const char* kMarkdownFlag = "--md";
 
 // "sum (sum of the elements), min (...), ...": every op of kOps with its summary.
 std::string op_help(bool list) {
-  std::string text = list ? "reductions, a comma list or all of: " : "the reduction, one of: ";
+  std::string text = list ? "reductions: all (every op), or a comma list of ops and the groups "
+                            "core (the first six) and stats (the statistics) from: "
+                          : "the reduction, one of: ";
   for (const OpInfo& op : kOps) {
     if (op.op != kOps[0].op) text += ", ";
     text += std::string(op.name) + " (" + std::string(op.summary) + ")";
@@ -471,7 +473,29 @@ std::vector<bench::AxisShape> parse_axis_sweep(std::string_view sweep, std::size
 }
 
 std::vector<Op> parse_ops(std::string_view text) {
-  return parse_list<Op>(text, [](std::string_view s) { return parse_op(s); }, kAllOps);
+  // "all" alone is every op; in a list it is the op all (torch.all). Each other item is an op
+  // or a group (core, stats), in order, without repeats.
+  const std::string compact = detail::to_lower(strip_spaces(text));
+  if (compact == "all") return {kAllOps.begin(), kAllOps.end()};
+  std::vector<Op> out;
+  auto add = [&out](Op op) {
+    if (std::find(out.begin(), out.end(), op) == out.end()) out.push_back(op);
+  };
+  std::size_t start = 0;
+  while (start <= compact.size()) {
+    const std::size_t comma = std::min(compact.find(',', start), compact.size());
+    const std::string item = compact.substr(start, comma - start);
+    if (item == "core") {
+      for (Op op : kCoreOps) add(op);
+    } else if (item == "stats") {
+      for (Op op : kStatisticOps) add(op);
+    } else if (!item.empty()) {
+      add(parse_op(item));
+    }
+    start = comma + 1;
+  }
+  if (out.empty()) throw Error(ErrorCode::invalid_argument, "empty list '" + std::string(text) + "'");
+  return out;
 }
 
 std::vector<DType> parse_dtypes(std::string_view text) {

@@ -123,7 +123,8 @@ std::vector<bench::SegmentSpec> parse_segment_sizes(std::string_view sizes, std:
 std::vector<bench::AxisShape> parse_axis_sweep(std::string_view sweep, std::size_t total,
                                                std::optional<int> from, std::optional<int> to);
 
-//! "sum", "sum,dot" or "all" (all six ops).
+//! "all" (every op), or a comma list of ops and groups: "sum", "sum,dot", "core" (sum, min, max,
+//! dot, argmin, argmax), "stats" (the statistics), "sum,stats", "any,all" (the op all).
 std::vector<Op> parse_ops(std::string_view text);
 //! "f32", "f16,bf16" or "all" (all eight types).
 std::vector<DType> parse_dtypes(std::string_view text);

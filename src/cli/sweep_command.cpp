@@ -92,6 +92,7 @@ void run_sweep(const SweepOptions& o) {
   // the segmented and axis suites check each shape).
   for (DType dtype : sizes_swept ? dtypes : std::vector<DType>{}) {
     for (Op op : ops) {
+      if (!takes(op, dtype)) continue;
       bench::SuiteConfig config = base;
       config.op = op;
       config.dtype = dtype;
@@ -121,10 +122,13 @@ void run_sweep(const SweepOptions& o) {
 
   ProgressPrinter progress;
   std::vector<bench::Measurement> rows;
-  const std::size_t total = dtypes.size() * ops.size() * points.size();
+  std::size_t total = 0;
+  for (DType dtype : dtypes)
+    for (Op op : ops) total += takes(op, dtype) ? points.size() : 0;
   std::size_t done = 0;
   for (DType dtype : dtypes) {
     for (Op op : ops) {
+      if (!takes(op, dtype)) continue;  // a statistic of real values and an integer type
       for (const Point& point : points) {
         bench::SuiteConfig config = base;
         config.op = op;

@@ -107,10 +107,11 @@ Layout reduced_layout(const Layout& x, AxisMask axes, bool keepdim) {
   return out;
 }
 
-void reduce_axes(Op op, DType dtype, const void* d_x, const void* d_y, const Layout& x,
+void reduce_axes(Reduction r, DType dtype, const void* d_x, const void* d_y, const Layout& x,
                  AxisMask axes, void* d_out, const Layout* out, cudaStream_t stream) {
   using namespace detail;
-  require_valid_op(op, dtype, d_y);
+  const Op op = r.op;
+  require_valid_op(r, dtype, d_y);
   const bool positions_matter = info(op).result == ResultKind::value_index;
   const AxisView view = canonicalize_axes(x, axes, out, positions_matter);
   const AxisPath path = plan_path(view);
@@ -125,16 +126,16 @@ void reduce_axes(Op op, DType dtype, const void* d_x, const void* d_y, const Lay
     const T* ty = static_cast<const T*>(d_y);
     switch (path) {
       case AxisPath::scalar:
-        launch_typed<T>(op, tx, ty, view.reduced, d_out, workspace, stream);
+        launch_typed<T>(r, tx, ty, view.reduced, d_out, workspace, stream);
         break;
       case AxisPath::rows: {
         const AxisRows rows = rows_of(view);
-        launch_fixed_segments<T>(op, tx, ty, rows.rows, rows.length, rows.pitch, d_out,
+        launch_fixed_segments<T>(r, tx, ty, rows.rows, rows.length, rows.pitch, d_out,
                                  rows.out_stride, workspace, stream);
         break;
       }
       default:
-        launch_axes<T>(op, tx, ty, view, d_out, workspace, stream);
+        launch_axes<T>(r, tx, ty, view, d_out, workspace, stream);
     }
   });
 }

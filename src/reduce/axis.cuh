@@ -28,7 +28,7 @@
 #include "reduce/axis_plan.hpp"
 #include "reduce/grid_step.cuh"
 #include "reduce/launch.cuh"
-#include "reduce/traits.cuh"
+#include "reduce/stats_traits.cuh"
 #include "reduce/workspace.hpp"
 
 namespace reducelab::detail {
@@ -42,6 +42,7 @@ struct AxisArgs {
   void* out;
   void* partials;          // splits > 1: grid x columns x splits Traits::Acc
   unsigned int* counters;  // splits > 1: one per result block, zero on entry and exit
+  Finish finish;
 };
 
 //! The offsets of reduced indices r, r + step, r + 2 step, ... when the reduced axes do not merge
@@ -249,9 +250,8 @@ __global__ void __launch_bounds__(kAxisBlock) axis_kernel(AxisArgs<typename Trai
           std::int64_t result_in = 0;
           std::int64_t result_out = 0;
           result_offsets(v, o - o % kWidth, result_in, result_out);
-          Traits::store(static_cast<typename Traits::Out*>(a.out) + result_out +
-                            static_cast<std::int64_t>(o % kWidth) * out_step,
-                        slots[threadIdx.x]);
+          Traits::store(a.out, result_out + static_cast<std::int64_t>(o % kWidth) * out_step,
+                        slots[threadIdx.x], v.reduced, a.finish);
         }
       }
     } else {
@@ -266,7 +266,7 @@ __global__ void __launch_bounds__(kAxisBlock) axis_kernel(AxisArgs<typename Trai
         if (valid && lane == 0) {
           Acc acc = slots[slot];
           if (v.reduced == 0) acc = Traits::empty();
-          Traits::store(static_cast<typename Traits::Out*>(a.out) + out + j * out_step, acc);
+          Traits::store(a.out, out + j * out_step, acc, v.reduced, a.finish);
         }
         __syncthreads();  // slots serve the next result
       }
@@ -279,10 +279,10 @@ template <class Traits, bool kOneReduced, int kWidth>
 struct AxisKernelTag {};
 
 template <class T>
-void launch_axes(Op op, const T* x, const T* y, const AxisView& view, void* d_out,
+void launch_axes(const Reduction& r, const T* x, const T* y, const AxisView& view, void* d_out,
                  const WorkspaceView& ws, cudaStream_t stream) {
-  dispatch_op(op, [&](auto op_constant) {
-    using Traits = TraitsFor<decltype(op_constant)::value, T>;
+  dispatch_traits<T>(r, [&](auto traits) {
+    using Traits = typename decltype(traits)::type;
     constexpr int kVector = device::Vec16<T>::kCount;
     auto aligned = [](const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15) == 0; };
     const unsigned width = vector_columns_width(
@@ -292,7 +292,8 @@ void launch_axes(Op op, const T* x, const T* y, const AxisView& view, void* d_ou
       const unsigned resident = resident_grid<Tag>(kernel, kAxisBlock, ws.device);
       const std::uint64_t capacity = kPartialSlots * kPartialBytes / sizeof(typename Traits::Acc);
       const AxisKernelShape shape = plan_strided(view, resident, capacity, kMaxGrid, vector_width);
-      const AxisArgs<T> args{x, y, view, shape, d_out, ws.d_partials, ws.d_group_counters};
+      const AxisArgs<T> args{x,     y, view, shape, d_out, ws.d_partials, ws.d_group_counters,
+                             finish_of(r)};
       launch_kernel<Tag>(kernel, dim3(shape.grid, shape.splits), kAxisBlock, stream, ws.device,
                          "launch of reducelab axis_kernel", args);
     };
@@ -313,5 +314,5 @@ void launch_axes(Op op, const T* x, const T* y, const AxisView& view, void* d_ou
 //! The explicit instantiation of the axis launcher for T (instantiate_axis_*.cu, inside
 //! namespace reducelab::detail).
 #define REDUCELAB_INSTANTIATE_AXES(T)                                                     \
-  template void launch_axes<T>(Op, const T*, const T*, const AxisView&, void*, \
+  template void launch_axes<T>(const Reduction&, const T*, const T*, const AxisView&, void*, \
                                const WorkspaceView&, cudaStream_t);

@@ -10,7 +10,7 @@
 #include <type_traits>
 
 #include "device/vector_load.cuh"
-#include "reduce/traits.cuh"
+#include "reduce/stats_traits.cuh"
 
 namespace reducelab::detail {
 
@@ -48,6 +48,13 @@ struct ConfigFor<ExtremumTraits<T, Extremum>> {
   using type = std::conditional_t<sizeof(T) == 8, Config<512, 4, device::LoadHint::no_alloc, 1, 4>,
                                   TunedConfig>;
 };
+// aminmax carries two extrema: as min/max for 8-byte elements (f64 2^27: 254.9 us at 512 x 4
+// without the register cap, sum 241.6), the default for the others.
+template <class T>
+struct ConfigFor<MinMaxTraits<T>> {
+  using type = typename ConfigFor<ExtremumTraits<T, device::Max>>::type;
+};
+
 // sum of 8-byte elements: 8 vectors in flight (f64 sum: U=8 245.8 us, U=4 248.2, CUB 247.2).
 template <class T>
 struct ConfigFor<SumTraits<T, 1>> {

@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "device/block_reduce.cuh"
+#include "reduce/traits.cuh"
 
 namespace reducelab::detail {
 
@@ -119,13 +120,14 @@ __device__ __forceinline__ bool grid_step(typename Traits::Acc& acc, typename Tr
                                            warp_slots);
 }
 
-//! One block folds `count` partials and writes the result.
+//! One block folds `count` partials and writes the result of `elements` elements.
 template <class Traits, int kBlock>
 __global__ void __launch_bounds__(kBlock)
-    combine_partials_kernel(const typename Traits::Acc* partials, unsigned count, void* out) {
+    combine_partials_kernel(const typename Traits::Acc* partials, unsigned count, void* out,
+                            std::uint64_t elements, Finish finish) {
   __shared__ typename Traits::Acc warp_slots[kBlock / device::kWarpSize];
   const typename Traits::Acc acc = fold_partials<Traits, kBlock>(partials, count, warp_slots);
-  if (threadIdx.x == 0) Traits::store(out, acc);
+  if (threadIdx.x == 0) Traits::store(out, 0, acc, elements, finish);
 }
 
 }  // namespace reducelab::detail

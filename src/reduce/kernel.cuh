@@ -13,7 +13,7 @@
 #include "device/block_reduce.cuh"
 #include "reduce/agent.cuh"
 #include "reduce/grid_step.cuh"
-#include "reduce/traits.cuh"
+#include "reduce/stats_traits.cuh"
 
 namespace reducelab::detail {
 
@@ -26,6 +26,7 @@ struct KernelArgs {
   void* out;             // Traits::Out
   void* partials;        // gridDim.x x Traits::Acc
   unsigned int* counter; // zero on entry; zero again on exit
+  Finish finish;         // which op of Traits, and its correction
 };
 
 template <class Traits, class Config, bool kYVector>
@@ -43,7 +44,7 @@ __global__ void __launch_bounds__(Config::kBlock, Config::kMinBlocksPerSM)
   acc = device::block_reduce<kBlock>(acc, combine, Traits::identity(), warp_slots);
   if (gridDim.x == 1 ||
       grid_step<Traits, kBlock>(acc, static_cast<Acc*>(a.partials), a.counter, warp_slots)) {
-    if (threadIdx.x == 0) Traits::store(a.out, acc);
+    if (threadIdx.x == 0) Traits::store(a.out, 0, acc, a.n, a.finish);
   }
 }
 

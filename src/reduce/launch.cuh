@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <type_traits>
-#include <utility>
 
 #include "common/cuda_check.hpp"
 #include "common/kernel_launch.cuh"
@@ -40,9 +39,9 @@ inline bool same_offset_in_line(const void* x, const void* y) {
 //! head/vector split, grid = min(resident blocks, one tile per block). Tag: unique per kernel.
 template <class Tag, class Config, class Kernel, class T>
 void launch_reduce(Kernel kernel, const T* x, const T* y, std::size_t n, void* d_out,
-                   const WorkspaceView& ws, cudaStream_t stream) {
+                   const WorkspaceView& ws, cudaStream_t stream, Finish finish) {
   const RangeSplit split = split_range(x, n);
-  const KernelArgs<T> args{x, y, n, split, d_out, ws.d_partials, ws.d_counter};
+  const KernelArgs<T> args{x, y, n, split, d_out, ws.d_partials, ws.d_counter, finish};
   const unsigned resident = resident_grid<Tag>(kernel, Config::kBlock, ws.device);
   launch_kernel<Tag>(kernel, grid_size<Config>(split.vectors, resident), Config::kBlock, stream,
                      ws.device, "launch of reducelab reduce_kernel", args);
@@ -52,51 +51,41 @@ void launch_reduce(Kernel kernel, const T* x, const T* y, std::size_t n, void* d
 //! in a 16-byte line. Inputs of at most one small tile (OneBlockConfigFor) take that kernel.
 template <class Traits, class Config = typename ConfigFor<Traits>::type>
 void launch_with(const typename Traits::Elem* x, const typename Traits::Elem* y, std::size_t n,
-                 void* d_out, const WorkspaceView& ws, cudaStream_t stream) {
+                 void* d_out, const WorkspaceView& ws, cudaStream_t stream, Finish finish) {
   using Small = typename OneBlockConfigFor<Traits>::type;
   if constexpr (!std::is_same_v<Small, Config> && Traits::kArrays == 1) {
     if (split_range(x, n).vectors <= Small::kTile) {
       launch_reduce<KernelTag<Traits, Small, true>, Small>(reduce_kernel<Traits, Small, true>, x,
-                                                           y, n, d_out, ws, stream);
+                                                           y, n, d_out, ws, stream, finish);
       return;
     }
   }
   if (Traits::kArrays == 1 || same_offset_in_line(x, y)) {
     launch_reduce<KernelTag<Traits, Config, true>, Config>(reduce_kernel<Traits, Config, true>, x,
-                                                           y, n, d_out, ws, stream);
+                                                           y, n, d_out, ws, stream, finish);
   } else if constexpr (Traits::kArrays == 2) {
     launch_reduce<KernelTag<Traits, Config, false>, Config>(reduce_kernel<Traits, Config, false>,
-                                                            x, y, n, d_out, ws, stream);
+                                                            x, y, n, d_out, ws, stream, finish);
   }
 }
 
-//! Calls f(std::integral_constant<Op, op>{}) for the run-time `op` (valid).
-template <class F, std::size_t... I>
-void dispatch_op_impl(Op op, F&& f, std::index_sequence<I...>) {
-  ((static_cast<std::size_t>(op) == I
-        ? (f(std::integral_constant<Op, static_cast<Op>(I)>{}), true)
-        : false) ||
-   ...);
-}
-template <class F>
-void dispatch_op(Op op, F&& f) {
-  dispatch_op_impl(op, std::forward<F>(f), std::make_index_sequence<kOpCount>{});
-}
-
 template <class T>
-void launch_typed(Op op, const T* x, const T* y, std::size_t n, void* d_out,
+void launch_typed(const Reduction& r, const T* x, const T* y, std::size_t n, void* d_out,
                   const WorkspaceView& ws, cudaStream_t stream) {
-  dispatch_op(op, [&](auto op_constant) {
-    launch_with<TraitsFor<decltype(op_constant)::value, T>>(x, y, n, d_out, ws, stream);
+  dispatch_traits<T>(r, [&](auto traits) {
+    launch_with<typename decltype(traits)::type>(x, y, n, d_out, ws, stream, finish_of(r));
   });
 }
 
-//! One block folds partials[0, count) (Traits::Acc values) into *d_out.
+//! One block folds partials[0, count) (Traits::Acc values) into *d_out, the result of `elements`
+//! elements (the count mean, var and all read) of the op in `finish`.
 template <class Traits>
 void launch_combine_partials(const typename Traits::Acc* partials, unsigned count, void* d_out,
-                             cudaStream_t stream) {
+                             cudaStream_t stream, std::uint64_t elements = 0,
+                             Finish finish = {Op::sum, 0}) {
   constexpr int kBlock = 256;  // the fold of kMaxGrid partials: 32 per thread at most
-  combine_partials_kernel<Traits, kBlock><<<1, kBlock, 0, stream>>>(partials, count, d_out);
+  combine_partials_kernel<Traits, kBlock>
+      <<<1, kBlock, 0, stream>>>(partials, count, d_out, elements, finish);
   REDUCELAB_CHECK_LAUNCH("reducelab combine_partials_kernel");
 }
 

@@ -15,21 +15,21 @@ namespace reducelab::detail {
 
 //! Launches the one kernel of `op` on T. Arguments are already validated and n >= 1.
 template <class T>
-void launch_typed(Op op, const T* x, const T* y, std::size_t n, void* d_out,
+void launch_typed(const Reduction& r, const T* x, const T* y, std::size_t n, void* d_out,
                   const WorkspaceView& workspace, cudaStream_t stream);
 
 //! Launches the segmented reduce of `op` on T over num_segments >= 1 fixed-size segments
 //! (segmented.cuh): segment s is x[s x pitch, s x pitch + segment_size), its result goes to
 //! d_out + s x out_stride results. Arguments are already validated.
 template <class T>
-void launch_fixed_segments(Op op, const T* x, const T* y, std::size_t num_segments,
+void launch_fixed_segments(const Reduction& r, const T* x, const T* y, std::size_t num_segments,
                            std::size_t segment_size, std::size_t pitch, void* d_out,
                            std::size_t out_stride, const WorkspaceView& workspace,
                            cudaStream_t stream);
 
 //! The same over num_segments >= 1 ragged segments; Offset is std::int32_t or std::int64_t.
 template <class T, class Offset>
-void launch_ragged_segments(Op op, const T* x, const T* y, std::size_t num_segments,
+void launch_ragged_segments(const Reduction& r, const T* x, const T* y, std::size_t num_segments,
                             const Offset* offsets, void* d_out, const WorkspaceView& workspace,
                             cudaStream_t stream);
 
@@ -38,7 +38,7 @@ struct AxisView;
 //! Launches the strided axis kernel of `op` on T over a canonical view with at least one result
 //! (axis_plan.hpp, axis.cuh). Arguments are already validated.
 template <class T>
-void launch_axes(Op op, const T* x, const T* y, const AxisView& view, void* d_out,
+void launch_axes(const Reduction& r, const T* x, const T* y, const AxisView& view, void* d_out,
                  const WorkspaceView& workspace, cudaStream_t stream);
 
 }  // namespace reducelab::detail

@@ -19,9 +19,10 @@ namespace detail {
 namespace {
 
 template <class Offset>
-void reduce_ragged(Op op, DType dtype, const void* d_x, const void* d_y, std::size_t num_segments,
+void reduce_ragged(const Reduction& r, DType dtype, const void* d_x, const void* d_y, std::size_t num_segments,
                    const Offset* d_offsets, void* d_out, cudaStream_t stream) {
-  require_valid_op(op, dtype, d_y);
+  const Op op = r.op;
+  require_valid_op(r, dtype, d_y);
   if (num_segments == 0) return;
   if (num_segments == std::numeric_limits<std::size_t>::max())
     throw Error(ErrorCode::invalid_argument, "num_segments + 1 offsets overflow");
@@ -37,7 +38,7 @@ void reduce_ragged(Op op, DType dtype, const void* d_x, const void* d_y, std::si
   const WorkspaceView workspace = workspace_for(stream, is_capturing(stream), device);
   dispatch_dtype(dtype, [&](auto value) {
     using T = decltype(value);
-    launch_ragged_segments<T, Offset>(op, static_cast<const T*>(d_x), static_cast<const T*>(d_y),
+    launch_ragged_segments<T, Offset>(r, static_cast<const T*>(d_x), static_cast<const T*>(d_y),
                                       num_segments, d_offsets, d_out, workspace, stream);
   });
 }
@@ -45,10 +46,12 @@ void reduce_ragged(Op op, DType dtype, const void* d_x, const void* d_y, std::si
 }  // namespace
 }  // namespace detail
 
-void reduce_segments(Op op, DType dtype, const void* d_x, const void* d_y, std::size_t num_segments,
-                     std::size_t segment_size, void* d_out, cudaStream_t stream) {
+void reduce_segments(Reduction r, DType dtype, const void* d_x, const void* d_y,
+                     std::size_t num_segments, std::size_t segment_size, void* d_out,
+                     cudaStream_t stream) {
   using namespace detail;
-  require_valid_op(op, dtype, d_y);
+  const Op op = r.op;
+  require_valid_op(r, dtype, d_y);
   if (num_segments == 0) return;
   const std::size_t max_elements = std::numeric_limits<std::size_t>::max() / size_of(dtype);
   if (segment_size > max_elements / num_segments)
@@ -61,20 +64,22 @@ void reduce_segments(Op op, DType dtype, const void* d_x, const void* d_y, std::
   const WorkspaceView workspace = workspace_for(stream, is_capturing(stream), device);
   dispatch_dtype(dtype, [&](auto value) {
     using T = decltype(value);
-    launch_fixed_segments<T>(op, static_cast<const T*>(d_x), static_cast<const T*>(d_y),
+    launch_fixed_segments<T>(r, static_cast<const T*>(d_x), static_cast<const T*>(d_y),
                              num_segments, segment_size, segment_size, d_out, 1, workspace,
                              stream);
   });
 }
 
-void reduce_segments(Op op, DType dtype, const void* d_x, const void* d_y, std::size_t num_segments,
-                     const std::int64_t* d_offsets, void* d_out, cudaStream_t stream) {
-  detail::reduce_ragged(op, dtype, d_x, d_y, num_segments, d_offsets, d_out, stream);
+void reduce_segments(Reduction r, DType dtype, const void* d_x, const void* d_y,
+                     std::size_t num_segments, const std::int64_t* d_offsets, void* d_out,
+                     cudaStream_t stream) {
+  detail::reduce_ragged(r, dtype, d_x, d_y, num_segments, d_offsets, d_out, stream);
 }
 
-void reduce_segments(Op op, DType dtype, const void* d_x, const void* d_y, std::size_t num_segments,
-                     const std::int32_t* d_offsets, void* d_out, cudaStream_t stream) {
-  detail::reduce_ragged(op, dtype, d_x, d_y, num_segments, d_offsets, d_out, stream);
+void reduce_segments(Reduction r, DType dtype, const void* d_x, const void* d_y,
+                     std::size_t num_segments, const std::int32_t* d_offsets, void* d_out,
+                     cudaStream_t stream) {
+  detail::reduce_ragged(r, dtype, d_x, d_y, num_segments, d_offsets, d_out, stream);
 }
 
 }  // namespace reducelab

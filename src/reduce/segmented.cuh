@@ -43,7 +43,7 @@ namespace reducelab::detail {
 // type in instantiate_*.cu: the files that include this one call it without compiling the scalar
 // kernels again.
 #define REDUCELAB_EXTERN_LAUNCH_TYPED(T)                                           \
-  extern template void launch_typed<T>(Op, const T*, const T*, std::size_t, void*, \
+  extern template void launch_typed<T>(const Reduction&, const T*, const T*, std::size_t, void*, \
                                        const WorkspaceView&, cudaStream_t);
 REDUCELAB_EXTERN_LAUNCH_TYPED(float)
 REDUCELAB_EXTERN_LAUNCH_TYPED(double)
@@ -99,12 +99,12 @@ __device__ __forceinline__ const typename Traits::Elem* y_at(const typename Trai
   return Traits::kArrays == 2 ? y + i : nullptr;
 }
 
-//! Result number s, at out + s x out_stride (results).
+//! Result number s, of `count` elements, at out + s x out_stride (results).
 template <class Traits>
 __device__ __forceinline__ void store_result(void* out, std::size_t s,
-                                             const typename Traits::Acc& acc,
-                                             std::size_t out_stride = 1) {
-  Traits::store(static_cast<typename Traits::Out*>(out) + s * out_stride, acc);
+                                             const typename Traits::Acc& acc, std::size_t count,
+                                             const Finish& finish, std::size_t out_stride = 1) {
+  Traits::store(out, static_cast<std::int64_t>(s * out_stride), acc, count, finish);
 }
 
 //! Team `block` of `blocks` teams (of Agent's team size; this thread has `rank` in it) reads its
@@ -148,6 +148,7 @@ struct TeamArgs {
   std::size_t long_min;  // segments at least this long are long_segments_kernel's (ragged)
   unsigned group;        // segments a warp takes at once: kLaneGroup (one per lane) or 1
   unsigned int* flags;   // ragged: the workspace's segment flags; null for fixed-size segments
+  Finish finish;
 };
 
 //! Warps take `group` segments at a time. Each lane looks at its own: shorter than
@@ -183,7 +184,7 @@ __global__ void __launch_bounds__(kTeamBlock)
         const Acc acc = range.count == 0 ? Traits::empty()
                                          : read_range<Traits, ThreadAgent>(a.x, a.y, range.begin,
                                                                            range.count, 0, 0, 1);
-        store_result<Traits>(a.out, s, acc, a.out_stride);
+        store_result<Traits>(a.out, s, acc, range.count, a.finish, a.out_stride);
       }
     }
     if (a.flags != nullptr) {
@@ -199,7 +200,7 @@ __global__ void __launch_bounds__(kTeamBlock)
           __shfl_sync(device::kFullWarpMask, static_cast<unsigned long long>(range.count), from);
       Acc acc = read_range<Traits, WarpAgent>(a.x, a.y, begin, count, lane, 0, 1);
       acc = device::warp_reduce(acc, [](Acc p, Acc q) { return Traits::combine(p, q); });
-      if (lane == 0) store_result<Traits>(a.out, first + from, acc, a.out_stride);
+      if (lane == 0) store_result<Traits>(a.out, first + from, acc, count, a.finish, a.out_stride);
     }
   }
 }
@@ -216,6 +217,7 @@ struct VectorRowArgs {
   unsigned per_thread_log2;  // vectors per lane per row: 1 << per_thread_log2 (1, 2 or 4)
   void* out;
   std::size_t out_stride;
+  Finish finish;
 };
 
 //! Rows of (team x per_thread) whole 16-byte vectors, each on a 16-byte boundary. A pass gives
@@ -267,7 +269,10 @@ __global__ void __launch_bounds__(kTeamBlock)
       }
       Acc acc = valid ? Traits::finish(state, a.x + row * a.pitch) : Traits::identity();
       acc = device::team_reduce(acc, team, [](Acc p, Acc q) { return Traits::combine(p, q); });
-      if (valid && rank == 0) store_result<Traits>(a.out, row, acc, a.out_stride);
+      if (valid && rank == 0) {
+        const std::size_t count = (std::size_t{team} << a.per_thread_log2) * Vec::kCount;
+        store_result<Traits>(a.out, row, acc, count, a.finish, a.out_stride);
+      }
     }
   }
 }
@@ -286,6 +291,7 @@ struct BlockArgs {
   std::size_t out_stride;
   void* partials;               // groups: num_segments x blocks_per_segment Traits::Acc
   unsigned int* counters;       // groups: num_segments group counters, zero on entry and exit
+  Finish finish;
 };
 
 //! Block-sized work units (segment, member) in turn; a group's last member folds its partials.
@@ -308,7 +314,7 @@ __global__ void __launch_bounds__(Config::kBlock)
       last = last_member_folds<Traits, Config::kBlock>(acc, group, members, a.counters + s, members,
                                                        warp_slots);
     }
-    if (last && threadIdx.x == 0) store_result<Traits>(a.out, s, acc, a.out_stride);
+    if (last && threadIdx.x == 0) store_result<Traits>(a.out, s, acc, a.size, a.finish, a.out_stride);
     __syncthreads();  // warp_slots and the ticket's flag serve the next unit
   }
 }
@@ -327,6 +333,7 @@ struct LongArgs {
   unsigned int* counters;      // gridDim.x group counters, zero on entry and exit
   unsigned int* grid_counter;  // the workspace's block counter, zero on entry and exit
   unsigned int* flags;         // set by segment_teams_kernel; zero on exit
+  Finish finish;
 };
 
 //! The last s in [0, num_segments) with offsets[s] <= value, for nondecreasing offsets with
@@ -376,7 +383,7 @@ __global__ void __launch_bounds__(Config::kBlock)
       if (range.count < a.long_min) continue;
       const Acc acc = block_reads_range<Traits, Config, kYVector>(a.x, a.y, range.begin,
                                                                   range.count, 0, 1, warp_slots);
-      if (threadIdx.x == 0) store_result<Traits>(a.out, s, acc);
+      if (threadIdx.x == 0) store_result<Traits>(a.out, s, acc, range.count, a.finish);
       __syncthreads();  // warp_slots serve the next segment
     }
   } else if ((flags & kSawLongSegment) != 0) {
@@ -426,7 +433,8 @@ __global__ void __launch_bounds__(Config::kBlock)
                                                    group.fold_count(), a.counters + group.first,
                                                    group.members(), warp_slots);
         }
-        if (last && threadIdx.x == 0) store_result<Traits>(a.out, segment, acc);
+        if (last && threadIdx.x == 0)
+          store_result<Traits>(a.out, segment, acc, static_cast<std::size_t>(end - begin), a.finish);
         __syncthreads();  // warp_slots and the ticket's flag serve the next piece
       }
       __syncthreads();  // every thread has read listed_count and `listed` before the next chunk
@@ -479,7 +487,8 @@ struct SegmentKernels {
 
   static void fixed(const typename Traits::Elem* x, const typename Traits::Elem* y,
                     std::size_t num_segments, std::size_t size, std::size_t pitch, void* out,
-                    std::size_t out_stride, const WorkspaceView& ws, cudaStream_t stream) {
+                    std::size_t out_stride, const WorkspaceView& ws, cudaStream_t stream,
+                    Finish finish) {
     using T = typename Traits::Elem;
     auto aligned = [](const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15) == 0; };
     // Only the kernels that read y as vectors take the vector rows (x and y both aligned).
@@ -490,7 +499,8 @@ struct SegmentKernels {
     if constexpr (kYVector) {
       if (plan.path == SegmentPath::vector_rows) {
         const VectorRowArgs<T> args{
-            x, y, num_segments, pitch, plan.team_log2, plan.per_thread_log2, out, out_stride};
+            x,   y,         num_segments, pitch, plan.team_log2, plan.per_thread_log2,
+            out, out_stride, finish};
         launch_kernel<VectorRowsTag<Traits>>(vector_rows_kernel<Traits>, plan.grid, kTeamBlock,
                                              stream, ws.device,
                                              "launch of reducelab vector_rows_kernel", args);
@@ -500,7 +510,8 @@ struct SegmentKernels {
     if (plan.path == SegmentPath::teams) {
       const SegmentRows rows{nullptr, false, size, pitch};
       const TeamArgs<typename Traits::Elem> args{
-          x, y, num_segments, rows, out, out_stride, ~std::size_t{0}, plan.group, nullptr};
+          x,          y,      num_segments, rows, out, out_stride, ~std::size_t{0}, plan.group,
+          nullptr, finish};
       launch_kernel<SegmentTeamsTag<Traits, kYVector>>(
           teams, plan.grid, kTeamBlock, stream, ws.device,
           "launch of reducelab segment_teams_kernel", args);
@@ -508,7 +519,7 @@ struct SegmentKernels {
       const BlockArgs<typename Traits::Elem> args{
           x,   y,          num_segments,  size,
           pitch, plan.blocks_per_segment, out, out_stride,
-          ws.d_partials, ws.d_group_counters};
+          ws.d_partials, ws.d_group_counters, finish};
       launch_kernel<SegmentBlocksTag<Traits, kYVector>>(
           blocks, plan.grid, BlockConfig::kBlock, stream, ws.device,
           "launch of reducelab segment_blocks_kernel", args);
@@ -517,29 +528,29 @@ struct SegmentKernels {
 
   static void ragged(const typename Traits::Elem* x, const typename Traits::Elem* y,
                      std::size_t num_segments, SegmentRows rows, void* out, const WorkspaceView& ws,
-                     cudaStream_t stream) {
+                     cudaStream_t stream, Finish finish) {
     const RaggedSegmentPlan plan =
         plan_ragged_segments(num_segments, capacity(ws.device), kMaxGrid);
     const TeamArgs<typename Traits::Elem> team_args{
-        x, y, num_segments, rows, out, 1, kBlockSegmentMin, plan.group, ws.d_segment_flags};
+        x, y, num_segments, rows, out, 1, kBlockSegmentMin, plan.group, ws.d_segment_flags, finish};
     launch_kernel<SegmentTeamsTag<Traits, kYVector>>(
         teams, plan.team_grid, kTeamBlock, stream, ws.device,
         "launch of reducelab segment_teams_kernel", team_args);
     const LongArgs<typename Traits::Elem> long_args{
         x, y, num_segments, rows, out, kBlockSegmentMin, ws.d_partials, ws.d_group_counters,
-        ws.d_counter, ws.d_segment_flags};
+        ws.d_counter, ws.d_segment_flags, finish};
     launch_kernel<LongSegmentsTag<Traits, kYVector>>(
         long_segments, plan.long_grid, BlockConfig::kBlock, stream, ws.device,
         "launch of reducelab long_segments_kernel", long_args);
   }
 };
 
-//! Calls f(SegmentKernels<TraitsFor<op, T>, y read as vectors>) for the run-time op: dot's y is
-//! read as vectors only when it shares x's offset in a 16-byte line (as in launch_with).
+//! Calls f(SegmentKernels<the traits of r on T, y read as vectors>) for the run-time r: dot's y
+//! is read as vectors only when it shares x's offset in a 16-byte line (as in launch_with).
 template <class T, class F>
-void with_segment_kernels(Op op, const T* x, const T* y, F&& f) {
-  dispatch_op(op, [&](auto op_constant) {
-    using Traits = TraitsFor<decltype(op_constant)::value, T>;
+void with_segment_kernels(const Reduction& r, const T* x, const T* y, F&& f) {
+  dispatch_traits<T>(r, [&](auto traits) {
+    using Traits = typename decltype(traits)::type;
     if (Traits::kArrays == 1 || same_offset_in_line(x, y)) {
       f(SegmentKernels<Traits, true>{});
     } else if constexpr (Traits::kArrays == 2) {
@@ -552,26 +563,28 @@ void with_segment_kernels(Op op, const T* x, const T* y, F&& f) {
 //! segment_size for a contiguous batch of rows; larger for a sliced view, any for the axis
 //! reduce), its result goes to d_out + s x out_stride results.
 template <class T>
-void launch_fixed_segments(Op op, const T* x, const T* y, std::size_t num_segments,
+void launch_fixed_segments(const Reduction& r, const T* x, const T* y, std::size_t num_segments,
                            std::size_t segment_size, std::size_t pitch, void* d_out,
                            std::size_t out_stride, const WorkspaceView& ws, cudaStream_t stream) {
   if (takes_scalar_path(num_segments, segment_size)) {
-    launch_typed<T>(op, x, y, segment_size, d_out, ws, stream);  // the scalar reduce, instantiated
-    return;                                                      // in instantiate_*.cu
+    launch_typed<T>(r, x, y, segment_size, d_out, ws, stream);  // the scalar reduce, instantiated
+    return;                                                     // in instantiate_*.cu
   }
-  with_segment_kernels(op, x, y, [&](auto kernels) {
-    kernels.fixed(x, y, num_segments, segment_size, pitch, d_out, out_stride, ws, stream);
+  with_segment_kernels(r, x, y, [&](auto kernels) {
+    kernels.fixed(x, y, num_segments, segment_size, pitch, d_out, out_stride, ws, stream,
+                  finish_of(r));
   });
 }
 
 template <class T, class Offset>
-void launch_ragged_segments(Op op, const T* x, const T* y, std::size_t num_segments,
+void launch_ragged_segments(const Reduction& r, const T* x, const T* y, std::size_t num_segments,
                             const Offset* offsets, void* d_out, const WorkspaceView& ws,
                             cudaStream_t stream) {
   static_assert(std::is_same_v<Offset, std::int32_t> || std::is_same_v<Offset, std::int64_t>);
   const SegmentRows rows{offsets, std::is_same_v<Offset, std::int64_t>, 0, 0};
-  with_segment_kernels(
-      op, x, y, [&](auto kernels) { kernels.ragged(x, y, num_segments, rows, d_out, ws, stream); });
+  with_segment_kernels(r, x, y, [&](auto kernels) {
+    kernels.ragged(x, y, num_segments, rows, d_out, ws, stream, finish_of(r));
+  });
 }
 
 }  // namespace reducelab::detail
@@ -579,12 +592,12 @@ void launch_ragged_segments(Op op, const T* x, const T* y, std::size_t num_segme
 //! The explicit instantiations of the segmented launchers for T (instantiate_segmented_*.cu,
 //! inside namespace reducelab::detail).
 #define REDUCELAB_INSTANTIATE_SEGMENTED(T)                                                        \
-  template void launch_fixed_segments<T>(Op, const T*, const T*, std::size_t, std::size_t,        \
+  template void launch_fixed_segments<T>(const Reduction&, const T*, const T*, std::size_t, std::size_t,        \
                                          std::size_t, void*, std::size_t, const WorkspaceView&,   \
                                          cudaStream_t);                                           \
-  template void launch_ragged_segments<T, std::int32_t>(Op, const T*, const T*, std::size_t,      \
+  template void launch_ragged_segments<T, std::int32_t>(const Reduction&, const T*, const T*, std::size_t,      \
                                                         const std::int32_t*, void*,               \
                                                         const WorkspaceView&, cudaStream_t);      \
-  template void launch_ragged_segments<T, std::int64_t>(Op, const T*, const T*, std::size_t,      \
+  template void launch_ragged_segments<T, std::int64_t>(const Reduction&, const T*, const T*, std::size_t,      \
                                                         const std::int64_t*, void*,               \
                                                         const WorkspaceView&, cudaStream_t);

@@ -9,6 +9,11 @@
 // For the segmented reduce (segmented.cuh) each traits also says what an empty segment gives
 // (empty()) and how a partial of a piece that starts `by` elements into its segment is made
 // relative to the segment (shifted()).
+//
+// store(out, index, acc, count, finish) writes result number `index` of the array `out`: the
+// op in `finish` says which result, since one traits serves several ops (mean is sum's traits
+// divided by the count, std is var's, any/all count nonzeros), and `count` is the number of
+// elements the result reduced. The statistics' traits are in stats_traits.cuh.
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -24,6 +29,18 @@
 #include "reducelab/types.hpp"
 
 namespace reducelab::detail {
+
+//! What store() needs from the call besides the accumulator and the count.
+struct Finish {
+  Op op;              //!< the op the call computes, of those the traits serve
+  double correction;  //!< var, std, var_mean, std_mean: the divisor is max(0, count - correction)
+};
+
+//! Result number `index` of the array `out` of R.
+template <class R>
+__device__ __forceinline__ void put(void* out, std::int64_t index, const R& value) {
+  static_cast<R*>(out)[index] = value;
+}
 
 // The type min/max/argmin/argmax compare in: float for the 16-bit floats, else the type itself.
 template <class T> struct compare_type { using type = T; };
@@ -169,7 +186,17 @@ struct SumTraits {
     acc += part[0];
   }
   __device__ static Out finalize(Acc acc) { return acc; }
-  __device__ static void store(void* out, Acc acc) { *static_cast<Out*>(out) = finalize(acc); }
+  // mean is the sum divided by the count (NaN for no elements: 0 / 0), in the accumulation type.
+  __device__ static void store(void* out, std::int64_t index, Acc acc, std::uint64_t count,
+                               const Finish& finish) {
+    if constexpr (cuda::std::numeric_limits<Acc>::is_iec559) {
+      if (finish.op == Op::mean) {
+        put(out, index, acc / static_cast<Acc>(count));
+        return;
+      }
+    }
+    put<Out>(out, index, finalize(acc));
+  }
 };
 
 // ---- min and max ---------------------------------------------------------------------------
@@ -197,7 +224,10 @@ struct ExtremumTraits {
     acc = Extremum{}(acc, vector_extremum<Extremum>(x));
   }
   __device__ static Out finalize(Acc acc) { return narrow<T>(acc); }
-  __device__ static void store(void* out, Acc acc) { *static_cast<Out*>(out) = finalize(acc); }
+  __device__ static void store(void* out, std::int64_t index, Acc acc, std::uint64_t,
+                               const Finish&) {
+    put<Out>(out, index, finalize(acc));
+  }
 };
 
 // ---- argmin and argmax ---------------------------------------------------------------------
@@ -292,27 +322,16 @@ struct ArgTraits {
   }
   __device__ static Out finalize(Acc acc) { return {narrow_exact<T>(acc.value), acc.index}; }
   // All 16 bytes, padding zeroed: results compare bitwise and no byte is left uninitialised.
-  __device__ static void store(void* out, Acc acc) {
+  __device__ static void store(void* out, std::int64_t index, Acc acc, std::uint64_t,
+                               const Finish&) {
     unsigned words[4] = {0, 0, 0, 0};
     const T value = narrow_exact<T>(acc.value);
     memcpy(words, &value, sizeof(T));
     memcpy(words + 2, &acc.index, 8);
-    uint2* target = static_cast<uint2*>(out);  // ArgResult is 8-byte aligned
+    uint2* target = static_cast<uint2*>(out) + 2 * index;  // ArgResult is 8-byte aligned
     target[0] = make_uint2(words[0], words[1]);
     target[1] = make_uint2(words[2], words[3]);
   }
 };
-
-// ---- which traits implement which op ----------------------------------------------------------
-
-template <Op kOp, class T> struct TraitsForOp;
-template <class T> struct TraitsForOp<Op::sum, T> { using type = SumTraits<T, 1>; };
-template <class T> struct TraitsForOp<Op::dot, T> { using type = SumTraits<T, 2>; };
-template <class T> struct TraitsForOp<Op::min, T> { using type = ExtremumTraits<T, device::Min>; };
-template <class T> struct TraitsForOp<Op::max, T> { using type = ExtremumTraits<T, device::Max>; };
-template <class T> struct TraitsForOp<Op::argmin, T> { using type = ArgTraits<T, true>; };
-template <class T> struct TraitsForOp<Op::argmax, T> { using type = ArgTraits<T, false>; };
-template <Op kOp, class T>
-using TraitsFor = typename TraitsForOp<kOp, T>::type;
 
 }  // namespace reducelab::detail

@@ -18,9 +18,10 @@ namespace reducelab::detail {
 //! Throws reducelab::Error unless 0 <= rank <= kMaxRank (axis.hpp).
 void require_rank(int rank);
 
-//! Throws reducelab::Error for an invalid Op or DType value (one cast from a bad integer) and
-//! for a second array given to an op that reads one.
-void require_valid_op(Op op, DType dtype, const void* d_y);
+//! Throws reducelab::Error for an invalid Op or DType value (one cast from a bad integer), for a
+//! second array given to an op that reads one, for an integer type given to a statistic of real
+//! values, and for a correction or an ord the op does not take.
+void require_valid_op(const Reduction& r, DType dtype, const void* d_y);
 
 //! Every pointer of a call that reads n elements of x (and y for dot) and writes `out`, in one
 //! batch of queries (pointer_check.hpp).

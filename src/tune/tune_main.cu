@@ -29,6 +29,8 @@ namespace {
 
 using detail::Config;  // the launcher's configuration, every parameter open
 using device::LoadHint;
+// The tuned ops are the core ones, whose store() reads the op only to tell mean from sum.
+constexpr detail::Finish kFinish{Op::sum, 0};
 
 // How the blocks' partials become one result, for timing the grid step in parts. Only `fold` is
 // the production kernel's step (grid_step.cuh); `none` and `ticket_only` give wrong results.
@@ -48,11 +50,11 @@ __global__ void __launch_bounds__(C::kBlock) step_variant_kernel(detail::KernelA
   acc = device::block_reduce<C::kBlock>(acc, combine, Traits::identity(), warp_slots);
   if constexpr (kStep == GridStep::fold) {
     if (gridDim.x == 1 || detail::grid_step<Traits, C::kBlock>(acc, static_cast<Acc*>(a.partials), a.counter, warp_slots))
-      if (threadIdx.x == 0) Traits::store(a.out, acc);
+      if (threadIdx.x == 0) Traits::store(a.out, 0, acc, a.n, a.finish);
     return;
   }
   if (gridDim.x == 1 || kStep == GridStep::none) {
-    if (threadIdx.x == 0 && blockIdx.x == 0) Traits::store(a.out, acc);
+    if (threadIdx.x == 0 && blockIdx.x == 0) Traits::store(a.out, 0, acc, a.n, a.finish);
     return;
   }
   cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(*a.counter);
@@ -69,7 +71,7 @@ __global__ void __launch_bounds__(C::kBlock) step_variant_kernel(detail::KernelA
   __threadfence();  // fenced_fold: the kernel before session 3
   acc = detail::fold_partials<Traits, C::kBlock>(static_cast<Acc*>(a.partials), gridDim.x, warp_slots);
   if (threadIdx.x == 0) {
-    Traits::store(a.out, acc);
+    Traits::store(a.out, 0, acc, a.n, a.finish);
     counter.store(0u, cuda::memory_order_relaxed);
   }
 }
@@ -105,11 +107,11 @@ Variant variant(const char* op) {
             if constexpr (kStep == GridStep::fold) {  // the production kernel in configuration C
               // (the tune's inputs share one 16-byte offset, so dot reads y as vectors too)
               detail::launch_reduce<detail::KernelTag<Traits, C, true>, C>(
-                  detail::reduce_kernel<Traits, C, true>, tx, ty, n, out, ws, s);
+                  detail::reduce_kernel<Traits, C, true>, tx, ty, n, out, ws, s, kFinish);
             } else {
               static_assert(Traits::kArrays == 1, "grid-step variants are single-array");
               detail::launch_reduce<StepVariantTag<Traits, C, kStep>, C>(
-                  step_variant_kernel<Traits, C, kStep>, tx, ty, n, out, ws, s);
+                  step_variant_kernel<Traits, C, kStep>, tx, ty, n, out, ws, s, kFinish);
             }
           }};
 }
@@ -265,7 +267,7 @@ void overheads(int reps) {
   };
   const auto ws = detail::workspace_for(stream, false, device);
   auto launch_one = [&](std::size_t n, void* result, cudaStream_t s) {
-    detail::launch_with<detail::SumTraits<float, 1>>(x.data(), nullptr, n, result, ws, s);
+    detail::launch_with<detail::SumTraits<float, 1>>(x.data(), nullptr, n, result, ws, s, kFinish);
   };
   const double empty = median([](int, cudaStream_t s) { empty_kernel<<<1, 32, 0, s>>>(); });
   const double api = median([&](int, cudaStream_t s) { reducelab::sum(x.data(), 1, out.data(), s); });
@@ -282,13 +284,13 @@ void overheads(int reps) {
   cudaGraph_t graph = nullptr;
   REDUCELAB_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed));
   for (int i = 0; i < 20; ++i)
-    detail::launch_with<detail::SumTraits<float, 1>>(y.data(), nullptr, big, out.data(), ws, stream);
+    detail::launch_with<detail::SumTraits<float, 1>>(y.data(), nullptr, big, out.data(), ws, stream, kFinish);
   REDUCELAB_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
   cudaGraphExec_t exec = nullptr;
   REDUCELAB_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
   const double graph20 = median([&](int, cudaStream_t s) { REDUCELAB_CUDA_CHECK(cudaGraphLaunch(exec, s)); });
   const double single = median([&](int, cudaStream_t s) {
-    detail::launch_with<detail::SumTraits<float, 1>>(y.data(), nullptr, big, out.data(), ws, s);
+    detail::launch_with<detail::SumTraits<float, 1>>(y.data(), nullptr, big, out.data(), ws, s, kFinish);
   });
   std::printf("\n## overheads (median us)\n\n| what | us |\n|---|---:|\n"
               "| empty kernel call | %.2f |\n| reducelab::sum n=1 (API, checks) | %.2f |\n"

@@ -1,0 +1,559 @@
+#pragma once
+// The statistics' traits (issue 12), in the shape of traits.cuh's: the same kernels read the data
+// for them along whole arrays, axes and segments. A thread's elements come in increasing order,
+// a 16-byte vector at a time where it can (update_vector) and one at a time at the ends and in
+// the strided axis kernel (update).
+//
+// - var, std, var_mean, std_mean: Welford/Chan. A vector's mean and squared deviations are
+//   computed from its own elements (their mean is a multiplication by 1/k, exact), then merged
+//   into the thread's state with Chan's formula (one reciprocal per vector); threads, blocks and
+//   splits merge with Chan's formula too. Data is never summed as squares, so a large mean
+//   against a small spread costs no accuracy. The mean written out is the running sum divided by
+//   the count, as mean() gives it (an infinity gives an infinite mean, not Welford's NaN).
+// - norm: ord 1 sums |x|; ord 2 sums each vector's squares in float and the vectors in double
+//   for f32 and bf16 (a vector whose squares leave float's range is squared in double: no square
+//   of a float overflows or underflows a double), in float for f16 (whose squares all fit), and
+//   with Blue's three scaled accumulators for f64; ord inf/-inf take max/min |x|; ord 0 counts
+//   nonzeros.
+// - logsumexp: a running max and the sum of exp(x - max), rescaled when the max grows; NaN, +inf
+//   and all -inf follow torch.
+// - count_nonzero, any, all: a 64-bit count of the elements whose bits other than the sign are
+//   not all zero (NaN counts, -0.0 does not).
+// - aminmax: min and max side by side, NaN-propagating.
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <cuda/std/limits>
+
+#include "device/ops.cuh"
+#include "reduce/traits.cuh"
+#include "reducelab/types.hpp"
+
+namespace reducelab::detail {
+
+//! 1 / v for a count v >= 1, for Chan's weights: the hardware's approximate reciprocal (1 ulp)
+//! for float, refined by two Newton steps to about an ulp for double. A weight an ulp off moves
+//! the mean by an ulp of the step and m2 by an ulp of the between-group term, far inside the
+//! tolerance; the IEEE reciprocals cost 10-20 instructions with their slow paths, and rows of
+//! 1,024 floats, which merge 5 times per lane per row, read at 3,577 GB/s with them (sum: 4,128).
+template <class A>
+__device__ __forceinline__ A reciprocal(A v) {
+  if constexpr (std::is_same_v<A, float>) {
+    return __fdividef(1.0f, v);
+  } else {
+    double r = static_cast<double>(__fdividef(1.0f, static_cast<float>(v)));
+    r = r * (2.0 - v * r);
+    return r * (2.0 - v * r);
+  }
+}
+
+template <class A>
+__device__ __forceinline__ bool is_finite(A v) {
+  return v - v == A(0);  // false for +-inf and NaN
+}
+
+//! Pairwise sum of part[0, kCount), the order SumTraits::update_vector uses.
+template <class A, int kCount>
+__device__ __forceinline__ A pairwise_sum(A (&part)[kCount]) {
+#pragma unroll
+  for (int width = kCount / 2; width > 0; width /= 2) {
+#pragma unroll
+    for (int j = 0; j < width; ++j) part[j] = part[j] + part[j + width];
+  }
+  return part[0];
+}
+
+// ---- var, std, var_mean, std_mean --------------------------------------------------------------
+
+template <class A>
+struct Moments {
+  A count;  //!< elements merged (exact up to 2^24 in float; only Chan's weights read it)
+  A mean;
+  A m2;     //!< sum of squared deviations from `mean`
+  A sum;    //!< the plain sum, for the mean written out
+};
+
+template <class T>
+struct MomentsTraits {
+  using Elem = T;
+  using A = sum_t<T>;  // float or double
+  using Acc = Moments<A>;
+  using State = Acc;
+  using Out = A;
+  static constexpr int kArrays = 1;
+
+  __device__ static Acc identity() { return {A(0), A(0), A(0), -A(0)}; }
+  __device__ static State start() { return identity(); }
+  __device__ static Acc empty() { return {A(0), A(0), A(0), A(0)}; }
+  __device__ static Acc shifted(Acc acc, std::int64_t) { return acc; }
+  __device__ static Acc finish(State state, const T*) { return state; }
+
+  //! Chan et al.'s merge of two groups of elements.
+  __device__ static Acc combine(Acc a, Acc b) {
+    if (b.count == A(0)) return a;
+    if (a.count == A(0)) return b;
+    const A n = a.count + b.count;
+    const A delta = b.mean - a.mean;
+    const A w = b.count * reciprocal(n);
+    return {n, a.mean + delta * w, a.m2 + b.m2 + delta * delta * (a.count * w), a.sum + b.sum};
+  }
+  __device__ static void update(State& s, T x, T, std::size_t) {
+    const A v = widen<A>(x);
+    s.count += A(1);
+    const A delta = v - s.mean;
+    s.mean += delta * reciprocal(s.count);
+    s.m2 += delta * (v - s.mean);
+    s.sum += v;
+  }
+  template <int kCount>
+  __device__ static void update_vector(State& s, const T (&x)[kCount], const T (&)[kCount],
+                                       std::size_t) {
+    A part[kCount];
+    A value[kCount];
+#pragma unroll
+    for (int j = 0; j < kCount; ++j) part[j] = value[j] = widen<A>(x[j]);
+    const A sum = pairwise_sum(part);
+    const A mean = sum * (A(1) / A(kCount));  // a power of two: exact
+    A m2 = A(0);
+#pragma unroll
+    for (int j = 0; j < kCount; ++j) m2 += (value[j] - mean) * (value[j] - mean);
+    const A n = s.count + A(kCount);
+    const A delta = mean - s.mean;
+    const A w = A(kCount) * reciprocal(n);
+    s.mean += delta * w;
+    s.m2 += m2 + delta * delta * (s.count * w);
+    s.count = n;
+    s.sum += sum;
+  }
+  __device__ static void store(void* out, std::int64_t index, Acc acc, std::uint64_t count,
+                               const Finish& finish) {
+    // torch: var = m2 / max(0, n - correction); IEEE gives NaN for 0 / 0 and inf for m2 / 0.
+    const double divisor = static_cast<double>(count) - finish.correction;
+    const A var = acc.m2 / static_cast<A>(divisor > 0 ? divisor : 0.0);
+    const A mean = acc.sum / static_cast<A>(count);
+    switch (finish.op) {
+      case Op::std: put<A>(out, index, sqrt(var)); break;
+      case Op::var_mean: put(out, index, StatPair<A>{var, mean}); break;
+      case Op::std_mean: put(out, index, StatPair<A>{sqrt(var), mean}); break;
+      default: put<A>(out, index, var); break;
+    }
+  }
+};
+
+// ---- norm: ord 1 and 2 ---------------------------------------------------------------------------
+
+template <class T>
+struct AbsSumTraits {
+  using Elem = T;
+  using Acc = sum_t<T>;
+  using State = Acc;
+  using Out = stat_t<T>;
+  static constexpr int kArrays = 1;
+  __device__ static Acc identity() { return Acc(0); }
+  __device__ static State start() { return identity(); }
+  __device__ static Acc empty() { return identity(); }
+  __device__ static Acc shifted(Acc acc, std::int64_t) { return acc; }
+  __device__ static Acc finish(State state, const T*) { return state; }
+  __device__ static Acc combine(Acc a, Acc b) { return a + b; }
+  __device__ static void update(Acc& acc, T x, T, std::size_t) { acc += fabs(widen<Acc>(x)); }
+  template <int kCount>
+  __device__ static void update_vector(Acc& acc, const T (&x)[kCount], const T (&)[kCount],
+                                       std::size_t) {
+    Acc part[kCount];
+#pragma unroll
+    for (int j = 0; j < kCount; ++j) part[j] = fabs(widen<Acc>(x[j]));
+    acc += pairwise_sum(part);
+  }
+  __device__ static void store(void* out, std::int64_t index, Acc acc, std::uint64_t,
+                               const Finish&) {
+    put<Out>(out, index, static_cast<Out>(acc));
+  }
+};
+
+//! Blue's accumulators for the 2-norm of doubles (as LAPACK's dnrm2 since 3.10): |x| above
+//! kBig is summed scaled down by kScaleBig, below kSmall scaled up by kScaleSmall, the rest as
+//! is, so no square overflows or underflows (and tiny ones are not lost against a zero sum).
+struct BlueSums {
+  double small;
+  double medium;
+  double big;
+};
+
+template <class T>
+struct SquareSumTraits {
+  using Elem = T;
+  static constexpr bool kBlue = std::is_same_v<T, double>;
+  // f16's squares lie in [2^-48, 2^32]: float holds them; float's and bf16's need double.
+  using Sum = std::conditional_t<std::is_same_v<T, __half>, float, double>;
+  using Acc = std::conditional_t<kBlue, BlueSums, Sum>;
+  using State = Acc;
+  using Out = stat_t<T>;
+  static constexpr int kArrays = 1;
+  // Blue's constants for binary64: 2^ceil((emin - 1) / 2), 2^floor((emax - digits + 1) / 2) and
+  // the scalings that bring the squares of the extremes into range.
+  static constexpr double kSmall = 0x1p-511;
+  static constexpr double kBig = 0x1p+486;
+  static constexpr double kScaleSmall = 0x1p+537;
+  static constexpr double kScaleBig = 0x1p-538;
+
+  __device__ static Acc identity() {
+    if constexpr (kBlue) {
+      return {0.0, 0.0, 0.0};
+    } else {
+      return Acc(0);
+    }
+  }
+  __device__ static State start() { return identity(); }
+  __device__ static Acc empty() { return identity(); }
+  __device__ static Acc shifted(Acc acc, std::int64_t) { return acc; }
+  __device__ static Acc finish(State state, const T*) { return state; }
+  __device__ static Acc combine(Acc a, Acc b) {
+    if constexpr (kBlue) {
+      return {a.small + b.small, a.medium + b.medium, a.big + b.big};
+    } else {
+      return a + b;
+    }
+  }
+  __device__ static void add(Acc& acc, T x) {
+    if constexpr (kBlue) {
+      const double a = fabs(x);
+      if (a > kBig) {
+        const double scaled = a * kScaleBig;
+        acc.big += scaled * scaled;
+      } else if (a < kSmall) {
+        const double scaled = a * kScaleSmall;
+        acc.small += scaled * scaled;
+      } else {
+        acc.medium += a * a;  // NaN lands here
+      }
+    } else {
+      const Sum v = static_cast<Sum>(widen<float>(x));
+      acc += v * v;
+    }
+  }
+  __device__ static void update(Acc& acc, T x, T, std::size_t) { add(acc, x); }
+  template <int kCount>
+  __device__ static void update_vector(Acc& acc, const T (&x)[kCount], const T (&)[kCount],
+                                       std::size_t) {
+    if constexpr (kBlue) {
+#pragma unroll
+      for (int j = 0; j < kCount; ++j) add(acc, x[j]);
+    } else {
+      float part[kCount];
+#pragma unroll
+      for (int j = 0; j < kCount; ++j) {
+        const float v = widen<float>(x[j]);
+        part[j] = v * v;
+      }
+      const float partial = pairwise_sum(part);
+      if constexpr (std::is_same_v<Sum, float>) {
+        acc += partial;
+      } else if (partial >= 0x1p-60f && partial <= cuda::std::numeric_limits<float>::max()) {
+        // The vector's squares in float, its sum added in double: one conversion and one
+        // double add per vector instead of one per element (f32 2^27: 133.4 us with squares in
+        // double, sum 125.8). No square overflowed (the sum is finite), and squares that
+        // underflowed are below 2^-83 of it.
+        acc += static_cast<double>(partial);
+      } else {
+        // An infinity or NaN, a square past float's range, or squares so small that some may
+        // have underflowed: this vector again in double.
+        double exact[kCount];
+#pragma unroll
+        for (int j = 0; j < kCount; ++j) {
+          const double v = static_cast<double>(widen<float>(x[j]));
+          exact[j] = v * v;
+        }
+        acc += pairwise_sum(exact);
+      }
+    }
+  }
+  __device__ static Out finalize(Acc acc) {
+    if constexpr (kBlue) {
+      // LAPACK's combination: the big sum wins (medium scaled into it); else the small one is
+      // combined with the medium one through the larger of their roots.
+      if (acc.big > 0 || acc.big != acc.big) {
+        if (acc.medium > 0 || acc.medium != acc.medium)
+          acc.big += (acc.medium * kScaleBig) * kScaleBig;
+        return sqrt(acc.big) / kScaleBig;
+      }
+      if (acc.small > 0) {
+        if (acc.medium > 0 || acc.medium != acc.medium) {
+          const double medium = sqrt(acc.medium);
+          const double small = sqrt(acc.small) / kScaleSmall;
+          const double low = small < medium ? small : medium;
+          const double high = small < medium ? medium : small;
+          const double ratio = low / high;
+          return high * sqrt(1.0 + ratio * ratio);
+        }
+        return sqrt(acc.small) / kScaleSmall;
+      }
+      return sqrt(acc.medium);
+    } else {
+      return static_cast<Out>(sqrt(acc));
+    }
+  }
+  __device__ static void store(void* out, std::int64_t index, Acc acc, std::uint64_t,
+                               const Finish&) {
+    put<Out>(out, index, finalize(acc));
+  }
+};
+
+// ---- norm: ord inf and -inf ----------------------------------------------------------------------
+
+//! max |x| (ord inf; 0 for no elements) or min |x| (ord -inf; +inf for no elements), NaN if any
+//! element is NaN: min/max's traits over |x|, with 0 as max's identity (no |x| is below it) and
+//! the statistic's result type.
+template <class T, class Extremum>
+struct AbsExtremumTraits : ExtremumTraits<T, Extremum> {
+  using Acc = compare_t<T>;
+  using State = Acc;
+  using Out = stat_t<T>;
+  static constexpr bool kIsMax = std::is_same_v<Extremum, device::Max>;
+  __device__ static Acc identity() {
+    return kIsMax ? Acc(0) : cuda::std::numeric_limits<Acc>::infinity();
+  }
+  __device__ static State start() { return identity(); }
+  __device__ static Acc empty() { return identity(); }
+  __device__ static void update(Acc& acc, T x, T, std::size_t) {
+    acc = Extremum{}(acc, fabs(widen<Acc>(x)));
+  }
+  template <int kCount>
+  __device__ static void update_vector(Acc& acc, const T (&x)[kCount], const T (&)[kCount],
+                                       std::size_t) {
+    // |x| by clearing the sign bits of the whole vector; NaN stays NaN.
+    using Word = std::conditional_t<sizeof(T) == 8, unsigned long long, unsigned>;
+    constexpr Word kMask = sizeof(T) == 8   ? 0x7fffffffffffffffull
+                           : sizeof(T) == 4 ? Word(0x7fffffffu)
+                                            : Word(0x7fff7fffu);
+    Word words[16 / sizeof(Word)];
+    memcpy(words, x, 16);
+#pragma unroll
+    for (int w = 0; w < static_cast<int>(16 / sizeof(Word)); ++w) words[w] &= kMask;
+    T magnitude[kCount];
+    memcpy(magnitude, words, 16);
+    acc = Extremum{}(acc, vector_extremum<Extremum>(magnitude));
+  }
+  __device__ static void store(void* out, std::int64_t index, Acc acc, std::uint64_t,
+                               const Finish&) {
+    put<Out>(out, index, static_cast<Out>(acc));
+  }
+};
+
+// ---- count_nonzero, any, all, norm ord 0 --------------------------------------------------------
+
+template <class T>
+struct CountTraits {
+  using Elem = T;
+  using Acc = std::uint64_t;
+  using State = Acc;
+  static constexpr int kArrays = 1;
+  using Bits = std::conditional_t<sizeof(T) == 8, std::uint64_t,
+                                  std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint16_t>>;
+  //! Every bit but the sign's, for the floating types; every bit for the integers.
+  static constexpr Bits kMagnitude = is_floating_v<T>
+                                          ? static_cast<Bits>(cuda::std::numeric_limits<Bits>::max() >> 1)
+                                          : cuda::std::numeric_limits<Bits>::max();
+
+  __device__ static unsigned nonzero(T x) {
+    Bits bits;
+    memcpy(&bits, &x, sizeof(T));
+    return (bits & kMagnitude) != 0 ? 1u : 0u;
+  }
+  __device__ static Acc identity() { return 0; }
+  __device__ static State start() { return 0; }
+  __device__ static Acc empty() { return 0; }
+  __device__ static Acc shifted(Acc acc, std::int64_t) { return acc; }
+  __device__ static Acc finish(State state, const T*) { return state; }
+  __device__ static Acc combine(Acc a, Acc b) { return a + b; }
+  __device__ static void update(Acc& acc, T x, T, std::size_t) { acc += nonzero(x); }
+  template <int kCount>
+  __device__ static void update_vector(Acc& acc, const T (&x)[kCount], const T (&)[kCount],
+                                       std::size_t) {
+    unsigned count = 0;
+#pragma unroll
+    for (int j = 0; j < kCount; ++j) count += nonzero(x[j]);
+    acc += count;
+  }
+  __device__ static void store(void* out, std::int64_t index, Acc acc, std::uint64_t count,
+                               const Finish& finish) {
+    switch (finish.op) {
+      case Op::any: put<bool>(out, index, acc != 0); break;
+      case Op::all: put<bool>(out, index, acc == count); break;
+      case Op::norm: put<stat_t<T>>(out, index, static_cast<stat_t<T>>(acc)); break;
+      default: put<std::int64_t>(out, index, static_cast<std::int64_t>(acc)); break;
+    }
+  }
+};
+
+// ---- logsumexp -----------------------------------------------------------------------------------
+
+template <class A>
+struct RunningExp {
+  A max;  //!< the largest element so far (NaN-propagating); -inf for none
+  A sum;  //!< sum of exp(x - max) while max is finite
+};
+
+template <class T>
+struct LogSumExpTraits {
+  using Elem = T;
+  using A = stat_t<T>;
+  using Acc = RunningExp<A>;
+  using State = Acc;
+  using Out = A;
+  static constexpr int kArrays = 1;
+
+  //! exp(d) for d <= 0 (or NaN): exp2 of d log2(e) for float, whose rounding of the product is
+  //! an error of the size of the rounding of x - max (stats_reference.hpp's bound covers both).
+  //! (exp2(x log2(e) - max log2(e)) in one FFMA would save an instruction, but the rounding of
+  //! max log2(e) scales every term alike, by up to |max| eps: too much for large elements.)
+  __device__ static A ex(A d) {
+    if constexpr (std::is_same_v<A, float>) {
+      return exp2f(d * 1.4426950408889634f);
+    } else {
+      return exp(d);
+    }
+  }
+  __device__ static Acc identity() { return {-cuda::std::numeric_limits<A>::infinity(), A(0)}; }
+  __device__ static State start() { return identity(); }
+  __device__ static Acc empty() { return identity(); }
+  __device__ static Acc shifted(Acc acc, std::int64_t) { return acc; }
+  __device__ static Acc finish(State state, const T*) { return state; }
+  __device__ static Acc combine(Acc a, Acc b) {
+    const A max = device::Max{}(a.max, b.max);
+    // max -inf: both empty or all -inf (sums 0); +inf or NaN: the result, whatever the sums.
+    if (!is_finite(max)) return {max, A(0)};
+    return {max, a.sum * ex(a.max - max) + b.sum * ex(b.max - max)};
+  }
+  __device__ static void update(State& s, T x, T, std::size_t) {
+    const A v = widen<A>(x);
+    const A max = device::Max{}(s.max, v);
+    if (is_finite(max)) {
+      if (max != s.max) s.sum *= ex(s.max - max);
+      s.sum += ex(v - max);
+    }
+    s.max = max;
+  }
+  template <int kCount>
+  __device__ static void update_vector(State& s, const T (&x)[kCount], const T (&)[kCount],
+                                       std::size_t) {
+    A value[kCount];
+#pragma unroll
+    for (int j = 0; j < kCount; ++j) value[j] = widen<A>(x[j]);
+    A max = s.max;
+#pragma unroll
+    for (int j = 0; j < kCount; ++j) max = device::Max{}(max, value[j]);
+    if (is_finite(max)) {
+      // The running sum is rescaled only when the max grew (rarely, after the first vectors).
+      if (max != s.max) s.sum *= ex(s.max - max);
+      A part[kCount];
+#pragma unroll
+      for (int j = 0; j < kCount; ++j) part[j] = ex(value[j] - max);
+      s.sum += pairwise_sum(part);
+    }
+    s.max = max;
+  }
+  __device__ static Out finalize(Acc acc) {
+    if (!is_finite(acc.max)) return acc.max;  // NaN, +inf, or -inf for all -inf / none
+    return acc.max + log(acc.sum);            // sum in [1, n]
+  }
+  __device__ static void store(void* out, std::int64_t index, Acc acc, std::uint64_t,
+                               const Finish&) {
+    put<Out>(out, index, finalize(acc));
+  }
+};
+
+// ---- aminmax -------------------------------------------------------------------------------------
+
+template <class V>
+struct LowHigh {
+  V min;
+  V max;
+};
+
+template <class T>
+struct MinMaxTraits {
+  using Elem = T;
+  using V = compare_t<T>;
+  using Acc = LowHigh<V>;
+  using State = Acc;
+  using Out = MinMax<T>;
+  static constexpr int kArrays = 1;
+  __device__ static Acc identity() {
+    return {device::Min::template identity<V>(), device::Max::template identity<V>()};
+  }
+  __device__ static State start() { return identity(); }
+  __device__ static Acc empty() { return identity(); }
+  __device__ static Acc shifted(Acc acc, std::int64_t) { return acc; }
+  __device__ static Acc finish(State state, const T*) { return state; }
+  __device__ static Acc combine(Acc a, Acc b) {
+    return {device::Min{}(a.min, b.min), device::Max{}(a.max, b.max)};
+  }
+  __device__ static void update(Acc& acc, T x, T, std::size_t) {
+    const V v = widen<V>(x);
+    acc.min = device::Min{}(acc.min, v);
+    acc.max = device::Max{}(acc.max, v);
+  }
+  template <int kCount>
+  __device__ static void update_vector(Acc& acc, const T (&x)[kCount], const T (&)[kCount],
+                                       std::size_t) {
+    acc.min = device::Min{}(acc.min, vector_extremum<device::Min>(x));
+    acc.max = device::Max{}(acc.max, vector_extremum<device::Max>(x));
+  }
+  __device__ static void store(void* out, std::int64_t index, Acc acc, std::uint64_t,
+                               const Finish&) {
+    put(out, index, Out{narrow<T>(acc.min), narrow<T>(acc.max)});
+  }
+};
+
+// ---- which traits implement which op ------------------------------------------------------------
+
+template <class Traits>
+struct TraitsTag {
+  using type = Traits;
+};
+
+//! Calls f(TraitsTag<Traits>{}) with the traits that compute `r` on T (mean shares sum's, std
+//! var's, any and all count_nonzero's, norm's depend on ord). The caller has validated r for T
+//! (validate.hpp): the statistics of real values are not instantiated for the integers.
+template <class T, class F>
+void dispatch_traits(const Reduction& r, F&& f) {
+  switch (r.op) {
+    case Op::sum: return f(TraitsTag<SumTraits<T, 1>>{});
+    case Op::dot: return f(TraitsTag<SumTraits<T, 2>>{});
+    case Op::min: return f(TraitsTag<ExtremumTraits<T, device::Min>>{});
+    case Op::max: return f(TraitsTag<ExtremumTraits<T, device::Max>>{});
+    case Op::argmin: return f(TraitsTag<ArgTraits<T, true>>{});
+    case Op::argmax: return f(TraitsTag<ArgTraits<T, false>>{});
+    case Op::count_nonzero:
+    case Op::any:
+    case Op::all: return f(TraitsTag<CountTraits<T>>{});
+    case Op::aminmax: return f(TraitsTag<MinMaxTraits<T>>{});
+    default: break;
+  }
+  if constexpr (is_floating_v<T>) {
+    switch (r.op) {
+      case Op::mean: return f(TraitsTag<SumTraits<T, 1>>{});
+      case Op::var:
+      case Op::std:
+      case Op::var_mean:
+      case Op::std_mean: return f(TraitsTag<MomentsTraits<T>>{});
+      case Op::logsumexp: return f(TraitsTag<LogSumExpTraits<T>>{});
+      case Op::norm:
+        if (r.ord == 0) return f(TraitsTag<CountTraits<T>>{});
+        if (r.ord == 1) return f(TraitsTag<AbsSumTraits<T>>{});
+        if (r.ord == 2) return f(TraitsTag<SquareSumTraits<T>>{});
+        if (r.ord > 0) return f(TraitsTag<AbsExtremumTraits<T, device::Max>>{});
+        return f(TraitsTag<AbsExtremumTraits<T, device::Min>>{});
+      default: break;
+    }
+  }
+}
+
+//! The store() arguments of `r`.
+inline Finish finish_of(const Reduction& r) { return {r.op, r.correction}; }
+
+}  // namespace reducelab::detail
