@@ -101,12 +101,17 @@ struct MomentsTraits {
     const A w = b.count * reciprocal(n);
     return {n, a.mean + delta * w, a.m2 + b.m2 + delta * delta * (a.count * w), a.sum + b.sum};
   }
+  //! Welford's step in West's form, m2 += delta (delta - delta / n): the rounding of the new
+  //! mean does not enter m2. The textbook delta (x - new mean) does, in the first order: two
+  //! near-equal floats near 0.5 (a segment of 2, 250 of 2,097,152 ragged segments) came out
+  //! 40 ulps off.
   __device__ static void update(State& s, T x, T, std::size_t) {
     const A v = widen<A>(x);
     s.count += A(1);
     const A delta = v - s.mean;
-    s.mean += delta * reciprocal(s.count);
-    s.m2 += delta * (v - s.mean);
+    const A step = delta * reciprocal(s.count);
+    s.mean += step;
+    s.m2 += delta * (delta - step);
     s.sum += v;
   }
   template <int kCount>
