@@ -355,6 +355,72 @@ TYPED_TEST(SegmentedStatistics, RaggedSegmentsWithEmptyAndLongOnes) {
   }
 }
 
+// Short segments and columns of values near a constant (0.5 + 0.01 U, 1000 + U): the rounding
+// of a mean the size of the constant must not reach m2 (a textbook Welford step is 40 ulps off
+// on two such floats; the first run over 2,097,152 ragged segments found it).
+TYPED_TEST(SegmentedStatistics, ShortSegmentsAndColumnsNearAConstant) {
+  using T = TypeParam;
+  if constexpr (is_floating_v<T>) {
+    const DType dtype = dtype_of<T>::value;
+    std::mt19937_64 random(kSeed);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    for (auto [base, spread] : {std::pair{0.5, 0.01}, std::pair{1000.0, 1.0}}) {
+      if (std::is_same_v<T, __half> && base > 1) continue;  // f16 holds 1000 + U to 0.5
+      const std::size_t n = 300000;
+      std::vector<double> values(n);
+      for (double& v : values) v = base + spread * unit(random);
+      const std::vector<T> host = from_doubles<T>(values);
+      const DeviceBuffer<T> d = upload(host);
+      // Fixed segments of 2, 3 and 37 (a thread, a warp per segment), ragged ones of 1..5.
+      for (std::size_t size : {std::size_t{2}, std::size_t{3}, std::size_t{37}}) {
+        const std::size_t num = n / size;
+        std::vector<Span> spans;
+        for (std::size_t s = 0; s < num; ++s) spans.push_back({s * size, size});
+        for (const Reduction& r : {Reduction::var(1), Reduction::var_mean(0)}) {
+          const std::vector<unsigned char> out =
+              poisoned_output(num * result_size(r.op, dtype), [&](void* o) {
+                reduce_segments(r, dtype, d.data(), nullptr, num, size, o, nullptr);
+              });
+          EXPECT_EQ(check_results(r, host, spans, out), "") << size << " base " << base;
+        }
+      }
+      std::vector<std::int64_t> offsets{0};
+      std::vector<Span> spans;
+      while (true) {
+        const std::size_t length = 1 + random() % 5;
+        if (static_cast<std::size_t>(offsets.back()) + length > n) break;
+        spans.push_back({static_cast<std::size_t>(offsets.back()), length});
+        offsets.push_back(offsets.back() + static_cast<std::int64_t>(length));
+      }
+      const DeviceBuffer<std::int64_t> d_offsets = upload(offsets);
+      const std::vector<unsigned char> out =
+          poisoned_output(spans.size() * result_size(Op::var, dtype), [&](void* o) {
+            reduce_segments(Op::var, dtype, d.data(), nullptr, spans.size(), d_offsets.data(), o,
+                            nullptr);
+          });
+      EXPECT_EQ(check_results(Reduction(Op::var), host, spans, out), "") << "ragged, base " << base;
+      // Columns of a 75 x 4000 view: the strided kernel's element-by-element updates.
+      const std::size_t rows = 75;
+      const std::size_t columns = 4000;
+      std::vector<T> gathered;
+      std::vector<Span> column_spans;
+      for (std::size_t c = 0; c < columns; ++c) {
+        column_spans.push_back({gathered.size(), rows});
+        for (std::size_t r = 0; r < rows; ++r) gathered.push_back(host[r * columns + c]);
+      }
+      const std::vector<unsigned char> column_out =
+          poisoned_output(columns * result_size(Op::var, dtype), [&](void* o) {
+            reduce_axes(Op::var, dtype, d.data(), nullptr,
+                        Layout::contiguous({static_cast<std::int64_t>(rows),
+                                            static_cast<std::int64_t>(columns)}),
+                        axis_mask({0}), o, nullptr, nullptr);
+          });
+      EXPECT_EQ(check_results(Reduction(Op::var), gathered, column_spans, column_out), "")
+          << "columns, base " << base;
+    }
+  }
+}
+
 //! The results of reducing `axes` of a contiguous array of `sizes`, on the CPU side: the spans
 //! are gathered copies (the reference reads contiguous data), in the output's order.
 template <class T>

@@ -4,10 +4,12 @@
 // a 16-byte vector at a time where it can (update_vector) and one at a time at the ends and in
 // the strided axis kernel (update).
 //
-// - var, std, var_mean, std_mean: Welford/Chan. A vector's mean and squared deviations are
-//   computed from its own elements (their mean is a multiplication by 1/k, exact), then merged
-//   into the thread's state with Chan's formula (one reciprocal per vector); threads, blocks and
-//   splits merge with Chan's formula too. Data is never summed as squares, so a large mean
+// - var, std, var_mean, std_mean: Welford/Chan on centred data. Each thread centres its elements
+//   on the first one it reads; a vector's mean and squared deviations are computed from its own
+//   centred elements (their mean is a multiplication by 1/k, exact), then merged into the
+//   thread's state with Chan's formula (one reciprocal per vector); threads, blocks and splits
+//   merge with Chan's formula too, moving one centre to the other. Data is never summed as
+//   squares, and every rounding is of the size of the spread, not of the mean: a large mean
 //   against a small spread costs no accuracy. The mean written out is the running sum divided by
 //   the count, as mean() gives it (an infinity gives an infinite mean, not Welford's NaN).
 // - norm: ord 1 sums |x|; ord 2 sums each vector's squares in float and the vectors in double
@@ -31,6 +33,7 @@
 
 #include "device/ops.cuh"
 #include "reduce/traits.cuh"
+#include "reduce/workspace.hpp"
 #include "reducelab/types.hpp"
 
 namespace reducelab::detail {
@@ -72,10 +75,13 @@ __device__ __forceinline__ A pairwise_sum(A (&part)[kCount]) {
 template <class A>
 struct Moments {
   A count;  //!< elements merged (exact up to 2^24 in float; only Chan's weights read it)
-  A mean;
-  A m2;     //!< sum of squared deviations from `mean`
+  A shift;  //!< the centre: the first element merged (0 while there is none)
+  A mean;   //!< the mean minus `shift`
+  A m2;     //!< sum of squared deviations from the mean
   A sum;    //!< the plain sum, for the mean written out
 };
+static_assert(sizeof(Moments<double>) * kMaxGrid <= kPartialSlots * kPartialBytes,
+              "the workspace's partials hold one accumulator per block of the largest grid");
 
 template <class T>
 struct MomentsTraits {
@@ -86,53 +92,61 @@ struct MomentsTraits {
   using Out = A;
   static constexpr int kArrays = 1;
 
-  __device__ static Acc identity() { return {A(0), A(0), A(0), -A(0)}; }
+  __device__ static Acc identity() { return {A(0), A(0), A(0), A(0), -A(0)}; }
   __device__ static State start() { return identity(); }
-  __device__ static Acc empty() { return {A(0), A(0), A(0), A(0)}; }
+  __device__ static Acc empty() { return {A(0), A(0), A(0), A(0), A(0)}; }
   __device__ static Acc shifted(Acc acc, std::int64_t) { return acc; }
   __device__ static Acc finish(State state, const T*) { return state; }
 
-  //! Chan et al.'s merge of two groups of elements.
+  //! Chan et al.'s merge of two groups of elements, b's mean moved to a's centre. The centres
+  //! are elements, so their difference is of the size of the spread and so is every rounding
+  //! here: the error does not grow with the mean (1e6 + N(0, 1), or two floats near 0.5 that
+  //! differ in the third digit).
   __device__ static Acc combine(Acc a, Acc b) {
     if (b.count == A(0)) return a;
     if (a.count == A(0)) return b;
     const A n = a.count + b.count;
-    const A delta = b.mean - a.mean;
+    const A delta = ((b.shift - a.shift) + b.mean) - a.mean;
     const A w = b.count * reciprocal(n);
-    return {n, a.mean + delta * w, a.m2 + b.m2 + delta * delta * (a.count * w), a.sum + b.sum};
+    return {n, a.shift, a.mean + delta * w, a.m2 + b.m2 + delta * delta * (a.count * w),
+            a.sum + b.sum};
   }
-  //! Welford's step in West's form, m2 += delta (delta - delta / n): the rounding of the new
-  //! mean does not enter m2. The textbook delta (x - new mean) does, in the first order: two
-  //! near-equal floats near 0.5 (a segment of 2, 250 of 2,097,152 ragged segments) came out
-  //! 40 ulps off.
+  //! Welford's step on the centred element, in West's form, m2 += delta (delta - delta / n):
+  //! the rounding of the new mean does not enter m2.
   __device__ static void update(State& s, T x, T, std::size_t) {
     const A v = widen<A>(x);
+    if (s.count == A(0)) s.shift = v;
     s.count += A(1);
-    const A delta = v - s.mean;
+    const A delta = (v - s.shift) - s.mean;
     const A step = delta * reciprocal(s.count);
     s.mean += step;
     s.m2 += delta * (delta - step);
     s.sum += v;
   }
+  //! The vector's centred elements in two passes (their mean, then the squared deviations from
+  //! it), merged into the state with Chan's formula: one reciprocal per vector.
   template <int kCount>
   __device__ static void update_vector(State& s, const T (&x)[kCount], const T (&)[kCount],
                                        std::size_t) {
+    A centred[kCount];
     A part[kCount];
-    A value[kCount];
 #pragma unroll
-    for (int j = 0; j < kCount; ++j) part[j] = value[j] = widen<A>(x[j]);
+    for (int j = 0; j < kCount; ++j) centred[j] = widen<A>(x[j]);
+    if (s.count == A(0)) s.shift = centred[0];
+#pragma unroll
+    for (int j = 0; j < kCount; ++j) part[j] = centred[j] = centred[j] - s.shift;
     const A sum = pairwise_sum(part);
     const A mean = sum * (A(1) / A(kCount));  // a power of two: exact
     A m2 = A(0);
 #pragma unroll
-    for (int j = 0; j < kCount; ++j) m2 += (value[j] - mean) * (value[j] - mean);
+    for (int j = 0; j < kCount; ++j) m2 += (centred[j] - mean) * (centred[j] - mean);
     const A n = s.count + A(kCount);
     const A delta = mean - s.mean;
     const A w = A(kCount) * reciprocal(n);
     s.mean += delta * w;
     s.m2 += m2 + delta * delta * (s.count * w);
     s.count = n;
-    s.sum += sum;
+    s.sum += sum + A(kCount) * s.shift;  // the vector's plain sum, rounded once more
   }
   __device__ static void store(void* out, std::int64_t index, Acc acc, std::uint64_t count,
                                const Finish& finish) {
