@@ -64,23 +64,6 @@ inline constexpr unsigned kSawLongSegment = 2;     //!< a segment of >= kBlockSe
 inline constexpr int kTeamBlock = static_cast<int>(kTeamThreads);
 using TeamConfig = Config<kTeamBlock, 4>;
 
-//! Resident blocks of kTeamBlock threads per SM the compiler must allow in segment_teams_kernel
-//! and vector_rows_kernel (__launch_bounds__' second argument; 0: no cap). The teams kernel
-//! takes 61-66 registers for most traits (4 blocks per SM, half the warps), which the core ops'
-//! light per-element work does not mind; var's Welford/Chan merges have more work between loads,
-//! and along 131,072 rows of 1,024 floats it read at 3,297 GB/s (sum 4,187), its warps stalled
-//! on loads 63% of the time (ncu, 619cf9a). Capped at 48 registers (5 blocks; 64 bytes spilled)
-//! it read them in 138.3 us against 163.0 (sum 124.6). logsumexp went the other way with the
-//! same cap (149.6 us against 143.8) and keeps the compiler's choice.
-template <class Traits>
-struct TeamMinBlocks {
-  static constexpr int value = 0;
-};
-template <class T>
-struct TeamMinBlocks<MomentsTraits<T>> {
-  static constexpr int value = 5;
-};
-
 //! Where segment s lies in x: [begin, begin + count).
 struct SegmentRange {
   std::size_t begin;
@@ -173,7 +156,7 @@ struct TeamArgs {
 //! included); up to long_min, the whole warp reads it afterwards, one such segment after another;
 //! longer ones are left to long_segments_kernel, and flagged.
 template <class Traits, bool kYVector>
-__global__ void __launch_bounds__(kTeamBlock, TeamMinBlocks<Traits>::value)
+__global__ void __launch_bounds__(kTeamBlock)
     segment_teams_kernel(TeamArgs<typename Traits::Elem> a) {
   using Acc = typename Traits::Acc;
   using ThreadAgent = RangeAgent<Traits, 1, TeamConfig::kUnroll, TeamConfig::kHint, kYVector>;
@@ -242,7 +225,7 @@ struct VectorRowArgs {
 //! warp reads neighbouring rows: 512 contiguous bytes. Each lane issues its kVectorRowLoads loads
 //! before it uses the first; then each row's lanes fold their vectors and meet in a butterfly.
 template <class Traits>
-__global__ void __launch_bounds__(kTeamBlock, TeamMinBlocks<Traits>::value)
+__global__ void __launch_bounds__(kTeamBlock)
     vector_rows_kernel(VectorRowArgs<typename Traits::Elem> a) {
   using T = typename Traits::Elem;
   using Acc = typename Traits::Acc;
