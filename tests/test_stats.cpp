@@ -315,7 +315,6 @@ TYPED_TEST(SegmentedStatistics, FixedSizeSegments) {
     std::vector<Span> spans;
     for (std::size_t s = 0; s < num; ++s) spans.push_back({s * size, size});
     for (const Reduction& r : statistics_for(dtype)) {
-      if (size == 0 && (r.op == Op::aminmax)) {}  // segments of nothing: the identities
       const std::vector<unsigned char> out =
           poisoned_output(num * result_size(r.op, dtype), [&](void* o) {
             reduce_segments(r, dtype, d.data(), nullptr, num, size, o, nullptr);
