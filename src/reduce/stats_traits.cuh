@@ -429,9 +429,14 @@ struct LogSumExpTraits {
   //! an error of the size of the rounding of x - max (stats_reference.hpp's bound covers both).
   //! (exp2(x log2(e) - max log2(e)) in one FFMA would save an instruction, but the rounding of
   //! max log2(e) scales every term alike, by up to |max| eps: too much for large elements.)
+  //! The float form is one ex2.approx.ftz (2 ulp, as exp2f's ex2.approx): results below 2^-126
+  //! flush to zero, which moves a sum of at least 1 by less than 2^-126 per term, where exp2f
+  //! spends instructions keeping them subnormal.
   __device__ static A ex(A d) {
     if constexpr (std::is_same_v<A, float>) {
-      return exp2f(d * 1.4426950408889634f);
+      float r;
+      asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(d * 1.4426950408889634f));
+      return r;
     } else {
       return exp(d);
     }
