@@ -296,7 +296,7 @@ std::vector<Measurement> run_shape(const SuiteConfig& config, const SegmentSpec&
   const std::size_t count = shape.count;
   const std::size_t n = static_cast<std::size_t>(offsets.back());
   const Inputs<T> in(config, n, device);
-  const bool statistic = in_set(info(config.op), reducelab::detail::OpSet::statistics);
+  const bool statistic = is_statistic(config.op);
   const SegmentChecks<T> refs =
       statistic ? statistic_checks(config.reduction(), in.hx.data(), offsets)
                 : core_checks(segment_references(config.op, in.hx.data(), in.host_y(), offsets));
@@ -365,7 +365,7 @@ std::vector<Measurement> run_strided(const SuiteConfig& config, const AxisShape&
   const std::size_t n = shape.elements();
   const std::size_t count = shape.results();
   const AxisWalk walk = shape.walk();
-  if (in_set(info(config.op), reducelab::detail::OpSet::statistics))
+  if (is_statistic(config.op))
     throw Error(ErrorCode::invalid_argument,
                 "the benchmark checks statistics along rows and segments; " + shape.text() +
                     " over axes " + shape.axes_text() + " is not rows (the tests cover it)");

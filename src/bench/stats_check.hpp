@@ -17,6 +17,12 @@
 
 namespace reducelab::bench {
 
+//! Whether `op` is one of the statistics (kStatisticOps), which StatisticCheck checks; the core
+//! ops are reference.hpp's.
+constexpr bool is_statistic(Op op) {
+  return reducelab::detail::in_set(info(op), reducelab::detail::OpSet::statistics);
+}
+
 namespace detail {
 
 template <class S>

@@ -71,7 +71,7 @@ std::vector<Measurement> run_size(const SuiteConfig& config, const DeviceInfo& d
   // The reference, worked out once before anything runs: reference() for the core ops, the
   // statistics' long-double reference for the others.
   const Reduction reduction = config.reduction();
-  const bool statistic = in_set(info(config.op), reducelab::detail::OpSet::statistics);
+  const bool statistic = is_statistic(config.op);
   Reference<T> ref;
   std::optional<StatisticCheck<T>> statistic_check;
   if (statistic) {
