@@ -6,7 +6,8 @@
 # sweep-production, profile, sanitize, axis-tests, other-tests (every test but the axis, segment
 # and large ones), axis-sweep, axis-shapes, axis-all-ops, sanitize-axis, stats-tests (the
 # statistics' tests), stats (every statistic x floating type at 2^27 beside sum), stats-int (the
-# integer ones), stats-rows (the statistics along 131,072 x 1,024 rows beside sum).
+# integer ones), stats-rows (the statistics along 131,072 x 1,024 rows beside sum), tensors-tests
+# (the many-tensor list's tests), tensors (lists of 1,000 x 2^17 and heavy-tailed lengths).
 # With --bin DIR the binaries come from DIR (built elsewhere and carried); otherwise the script
 # configures and builds the release preset here first.
 set -u -o pipefail
@@ -52,6 +53,10 @@ for s in "$@"; do
     stats) step stats stats.log "$cli" bench --op sum,stats --dtype f32,f64,f16,bf16 --rungs none --json "$out/stats.json" --md "$out/stats.md" ;;
     stats-int) step stats-int stats-int.log "$cli" bench --op sum,count_nonzero,any,all,aminmax --dtype i32,i64,u32,u64 --rungs none --json "$out/stats-int.json" --md "$out/stats-int.md" ;;
     stats-rows) step stats-rows stats-rows.log "$cli" bench --shape 131072x1024 --axis 1 --op sum,stats --dtype f32,f16 --json "$out/stats-rows.json" --md "$out/stats-rows.md" ;;
+    tensors-tests) step tensors-tests tensors-tests.log "$tests" --gtest_filter='*Tensors*:*TinyTensors*:*EmptyList*:*WithoutATotal*:*ListCalls*:*ListErrors*:-*Large*' ;;
+    tensors)  # 1,000 tensors of 2^17 f32 (the issue's gradient-clipping list) and a heavy-tailed list
+      step tensors tensors.log "$cli" bench --tensors fixed:1000x2^17 --op sum,norm,max,argmax,var --dtype f32 --json "$out/tensors.json" --md "$out/tensors.md"
+      step tensors-heavy tensors-heavy.log "$cli" bench --tensors ragged:heavy:2^14:2^13 --op sum,norm --dtype f32,f16 --json "$out/tensors-heavy.json" --md "$out/tensors-heavy.md" ;;
     stats-tests) step stats-tests stats-tests.log "$tests" --gtest_filter='*Statistic*:*EmptyInputsGive*:*TypedSynchronous*:-*Large*' ;;
     tune) step tune tune.log "$tune" ;;
     tune-small) step tune-small tune-small.md "$tune" --small ;;

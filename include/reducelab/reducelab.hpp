@@ -8,5 +8,6 @@
 #include "reducelab/reduce.hpp"
 #include "reducelab/axis.hpp"
 #include "reducelab/segmented.hpp"
+#include "reducelab/tensors.hpp"
 #include "reducelab/types.hpp"
 #include "reducelab/version.hpp"

@@ -22,6 +22,7 @@
 #include "reducelab/axis.hpp"
 #include "reducelab/error.hpp"
 #include "reducelab/segmented.hpp"
+#include "reducelab/tensors.hpp"
 #include "reducelab/types.hpp"
 
 namespace reducelab::bench {
@@ -38,6 +39,7 @@ struct SegmentedCandidate {
   bool check_empty = true;       // CUB's empty-segment results follow CUB's conventions
   std::function<void(const void*, const void*, void*, cudaStream_t)> call;
   std::function<void(const unsigned char*, std::size_t, unsigned char*)> to_slot;
+  bool with_total = false;  // a list's total follows the segments' results (checked last)
 };
 
 // Calls work(s) for every segment s in [0, count), segments shared among up to 16 threads in turn.
@@ -75,6 +77,7 @@ struct SegmentChecks {
   std::vector<Reference<T>> refs;                         // core ops
   std::vector<std::optional<StatisticCheck<T>>> checks;   // statistics
   std::vector<std::size_t> lengths;
+  bool has_total = false;  // the last check is a list's total over every segment
 
   std::size_t count() const { return lengths.size(); }
   std::string operator()(std::size_t s, const unsigned char* slot) const {
@@ -112,17 +115,20 @@ std::string check_segments(const SegmentChecks<T>& checks,
                            const SegmentedCandidate& c) {
   std::size_t wrong = 0;
   std::string first;
-  for (std::size_t s = 0; s < checks.count(); ++s) {
+  const std::size_t count = checks.count() - (checks.has_total && !c.with_total ? 1 : 0);
+  for (std::size_t s = 0; s < count; ++s) {
     if (checks.lengths[s] == 0 && !c.check_empty) continue;
     unsigned char slot[kSlotBytes] = {};
     c.to_slot(results.data(), s, slot);
     std::string why = checks(s, slot);
     if (why.empty()) continue;
-    if (wrong++ == 0) first = "segment " + std::to_string(s) + " (" +
-                              std::to_string(checks.lengths[s]) + " elements): " + why;
+    const bool total = checks.has_total && s + 1 == checks.count();
+    if (wrong++ == 0)
+      first = (total ? std::string("the total") : "segment " + std::to_string(s)) + " (" +
+              std::to_string(checks.lengths[s]) + " elements): " + why;
   }
   if (wrong == 0) return "";
-  return std::to_string(wrong) + " of " + std::to_string(checks.count()) + " segments, " + first;
+  return std::to_string(wrong) + " of " + std::to_string(count) + " results, " + first;
 }
 
 std::size_t largest_segment(const std::vector<std::int64_t>& offsets) {
@@ -292,14 +298,28 @@ template <class T>
 std::vector<Measurement> run_shape(const SuiteConfig& config, const SegmentSpec& shape,
                                    const std::vector<std::int64_t>& offsets,
                                    const AxisShape* axes, const DeviceInfo& device,
-                                   cudaStream_t stream, const Progress& progress) {
+                                   cudaStream_t stream, const Progress& progress,
+                                   bool tensors = false) {
   const std::size_t count = shape.count;
   const std::size_t n = static_cast<std::size_t>(offsets.back());
   const Inputs<T> in(config, n, device);
   const bool statistic = is_statistic(config.op);
-  const SegmentChecks<T> refs =
-      statistic ? statistic_checks(config.reduction(), in.hx.data(), offsets)
-                : core_checks(segment_references(config.op, in.hx.data(), in.host_y(), offsets));
+  auto checks_of = [&](const std::vector<std::int64_t>& at) {
+    return statistic
+               ? statistic_checks(config.reduction(), in.hx.data(), at)
+               : core_checks(segment_references(config.op, in.hx.data(), in.host_y(), at));
+  };
+  SegmentChecks<T> refs = checks_of(offsets);
+  if (tensors) {  // a list's checks end with its total: the op over the whole concatenation
+    SegmentChecks<T> total = checks_of({0, offsets.back()});
+    refs.lengths.push_back(total.lengths[0]);
+    if (statistic) {
+      refs.checks.push_back(std::move(total.checks[0]));
+    } else {
+      refs.refs.push_back(std::move(total.refs[0]));
+    }
+    refs.has_total = true;
+  }
   DeviceBuffer<std::int64_t> d_offsets(shape.ragged() ? offsets.size() : 0);
   if (shape.ragged())
     REDUCELAB_CUDA_CHECK(cudaMemcpy(d_offsets.data(), offsets.data(),
@@ -310,7 +330,7 @@ std::vector<Measurement> run_shape(const SuiteConfig& config, const SegmentSpec&
   Measurement row = problem_row(
       config, n, count,
       shape.ragged() ? static_cast<double>(offsets.size() * sizeof(std::int64_t)) : 0.0);
-  row.shape = axes != nullptr ? axes->text() : shape.text();
+  row.shape = axes != nullptr ? axes->text() : tensors ? "tensors " + shape.text() : shape.text();
   row.axes = axes != nullptr ? axes->axes_text() : "";
   row.reduced = shape.ragged() ? 0 : shape.size;
 
@@ -335,6 +355,25 @@ std::vector<Measurement> run_shape(const SuiteConfig& config, const SegmentSpec&
             candidates, rows, cub_fixed_impl(), true);
   }
 #endif
+  if (config.production && tensors) {
+    // The list: each tensor a (pointer, length) pair into the input copy, and the total after
+    // the per-tensor results.
+    const Reduction op = config.reduction();
+    const DType dtype = config.dtype;
+    const std::size_t result_size = reducelab::result_size(op.op, dtype);
+    auto spans = std::make_shared<std::vector<TensorSpan>>(count);
+    SegmentedCandidate list = production(
+        config, "reducelab::reduce_tensors (a list of pointers, per-tensor results + total)",
+        [=](const void* x, const void*, void* out, cudaStream_t s) {
+          const auto* base = static_cast<const T*>(x);
+          for (std::size_t i = 0; i < count; ++i)
+            (*spans)[i] = {base + offsets[i], static_cast<std::size_t>(offsets[i + 1] - offsets[i])};
+          reducelab::reduce_tensors(op, dtype, spans->data(), count, out,
+                                    static_cast<unsigned char*>(out) + count * result_size, s);
+        });
+    list.with_total = true;
+    candidates.push_back(list);
+  }
   if (config.production && axes != nullptr) {
     candidates.push_back(reduce_axes_candidate(config, *axes));
   } else if (config.production) {
@@ -402,6 +441,24 @@ std::vector<Measurement> run_segmented_suite(const SuiteConfig& config, const Se
   return dispatch_dtype(config.dtype, [&](auto value) {
     using T = decltype(value);
     return run_shape<T>(config, shape, offsets, axes, device, stream.stream, progress);
+  });
+}
+
+std::vector<Measurement> run_tensor_suite(const SuiteConfig& config, const SegmentSpec& shape,
+                                          const DeviceInfo& device, const Progress& progress) {
+  REDUCELAB_CUDA_CHECK(cudaSetDevice(device.ordinal));
+  if (input_arrays(config.op) != 1)
+    throw Error(ErrorCode::invalid_argument,
+                std::string(to_string(config.op)) + " reads two arrays; a list of tensors takes "
+                                                    "the ops that read one");
+  const std::vector<std::int64_t> offsets = segment_offsets(shape);
+  const std::size_t n = static_cast<std::size_t>(offsets.back());
+  require_memory(config, n, shape.count + 1, offsets.size() * sizeof(std::int64_t), device,
+                 "tensors " + shape.text());
+  detail::Stream stream;
+  return dispatch_dtype(config.dtype, [&](auto value) {
+    using T = decltype(value);
+    return run_shape<T>(config, shape, offsets, nullptr, device, stream.stream, progress, true);
   });
 }
 

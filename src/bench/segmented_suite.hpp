@@ -29,6 +29,13 @@ std::vector<Measurement> run_segmented_suite(const SuiteConfig& config, const Se
                                              const DeviceInfo& device, const Progress& progress,
                                              const AxisShape* axes = nullptr);
 
+//! A list of tensors (reducelab::reduce_tensors, per-tensor results and the total) whose lengths
+//! are the segments of `shape`, each tensor a pointer into one input buffer, beside CUB's
+//! DeviceSegmentedReduce over the same elements as segments (per-tensor results only; none for
+//! the statistics) and reducelab::reduce_segments. The results and the total are checked first.
+std::vector<Measurement> run_tensor_suite(const SuiteConfig& config, const SegmentSpec& shape,
+                                          const DeviceInfo& device, const Progress& progress);
+
 //! `shape` (contiguous, row-major) reduced along its axes, reducelab::reduce_axes against CUB.
 //! Rows (shape.rows(): the last axes reduced, e.g. 2-D --axis 1) are run_segmented_suite with
 //! `axes`: CUB's DeviceSegmentedReduce over the contiguous rows. Any other axis set (columns, a

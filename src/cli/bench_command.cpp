@@ -22,6 +22,7 @@ namespace {
 struct BenchOptions : MeasureOptions {
   std::string n = "2^27";
   std::string segments;
+  std::string tensors;
   std::string shape;
   std::string axis = "-1";
 };
@@ -31,6 +32,8 @@ void run_bench(const BenchOptions& o) {
   const std::size_t n = parse_count(o.n);
   std::optional<bench::SegmentSpec> segments;
   if (!o.segments.empty()) segments = parse_segments(o.segments);
+  std::optional<bench::SegmentSpec> tensors;
+  if (!o.tensors.empty()) tensors = parse_segments(o.tensors, "--tensors");
   std::optional<bench::AxisShape> shape;
   if (!o.shape.empty()) shape = parse_axis_shape(o.shape, o.axis);
   const MeasurePlan plan = check_measure_options(o);
@@ -52,9 +55,11 @@ void run_bench(const BenchOptions& o) {
       config.dtype = dtype;
       const bench::Progress show = [&](const std::string& line) { progress(line); };
       // Segmented and axes: reducelab against CUB's DeviceSegmentedReduce (no ladder rows).
+      if (tensors && input_arrays(op) != 1) continue;  // a list reads one array per tensor
       const auto part = segments ? bench::run_segmented_suite(config, *segments, device, show)
-                        : shape  ? bench::run_axis_suite(config, *shape, device, show)
-                                 : bench::run_suite(config, device, show);
+                        : tensors  ? bench::run_tensor_suite(config, *tensors, device, show)
+                        : shape    ? bench::run_axis_suite(config, *shape, device, show)
+                                   : bench::run_suite(config, device, show);
       rows.insert(rows.end(), part.begin(), part.end());
     }
   }
@@ -96,7 +101,13 @@ void add_bench_command(CLI::App& app) {
                                       "the axes --shape reduces, a comma list (0, -1, 0,2); "
                                       "negative axes count from the end")
                           ->capture_default_str();
-  segments->excludes(n)->excludes(shape);
+  CLI::Option* tensors = cmd->add_option(
+      "--tensors", options->tensors,
+      "many tensors in one call (reducelab::reduce_tensors: per-tensor results and the total), "
+      "their lengths given as --segments gives segments: fixed:1000x2^17 (1,000 tensors of 2^17 "
+      "elements), ragged:heavy:N:MEAN, ragged:uniform:N:MAX");
+  segments->excludes(n)->excludes(shape)->excludes(tensors);
+  tensors->excludes(n)->excludes(shape);
   shape->excludes(n);
   axis->needs(shape);
   add_measure_options(*cmd, *options,

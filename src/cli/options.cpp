@@ -349,8 +349,8 @@ void parse_rows(std::string_view flag, std::string_view text, std::string_view r
 
 }  // namespace
 
-bench::SegmentSpec parse_segments(std::string_view text) {
-  constexpr std::string_view kFlag = "--segments";
+bench::SegmentSpec parse_segments(std::string_view text, std::string_view flag) {
+  const std::string_view kFlag = flag;
   const std::string compact = strip_spaces(text);
   const std::string_view spec_text(compact);
   const std::string expected =

@@ -103,7 +103,7 @@ std::size_t parse_count(std::string_view text, bool allow_zero = false);
 //! Segment shapes (bench/segments.hpp): "fixed:NUMxSIZE", "ragged:heavy:N:MEAN" or
 //! "ragged:uniform:N:MAX", every number as parse_count() reads it and at least 1 ("2^22x32").
 //! Throws reducelab::Error (invalid_argument), one line naming the spec, on anything else.
-bench::SegmentSpec parse_segments(std::string_view text);
+bench::SegmentSpec parse_segments(std::string_view text, std::string_view flag = "--segments");
 //! `--shape AxBxC --axis LIST`: a row-major array of rank 1..8 (sizes as parse_count() reads
 //! them, each at least 1, at most 2^62 elements in all) reduced along the comma list of axes
 //! (each in -rank..rank-1, negative from the end as torch's dim, no axis twice). Throws

@@ -77,7 +77,48 @@ bool query_with_driver(const void* ptr, cudaPointerAttributes& out) {
   return true;
 }
 
+// The allocation that holds ptr, [start, start + size), from the driver; false where the driver
+// cannot say (then every pointer is asked about on its own).
+bool allocation_range(const void* ptr, std::uintptr_t& start, std::size_t& size) {
+  const DriverApi& api = driver_api();
+  if (api.pointer_get_attributes == nullptr) return false;
+  CUpointer_attribute which[2] = {CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                  CU_POINTER_ATTRIBUTE_RANGE_SIZE};
+  CUdeviceptr range_start = 0;
+  std::size_t range_size = 0;
+  void* values[2] = {&range_start, &range_size};
+  if (api.pointer_get_attributes(2, which, values, reinterpret_cast<CUdeviceptr>(ptr)) !=
+      CUDA_SUCCESS)
+    return false;
+  start = static_cast<std::uintptr_t>(range_start);
+  size = range_size;
+  return size > 0;
+}
+
 }  // namespace
+
+void require_device_tensors(const TensorSpan* tensors, std::size_t count, std::size_t alignment,
+                            int device) {
+  std::uintptr_t known_start = 0;
+  std::size_t known_size = 0;  // the allocation of a pointer already found good
+  for (std::size_t i = 0; i < count; ++i) {
+    const void* ptr = tensors[i].data;
+    const std::size_t size = tensors[i].size;
+    if (size == 0) continue;
+    const std::string name = "tensors[" + std::to_string(i) + "].data";
+    const PointerArg arg{ptr, size, alignment, name.c_str()};
+    require_non_null_aligned(arg);
+    const auto address = reinterpret_cast<std::uintptr_t>(ptr);
+    if (address - known_start < known_size) continue;  // inside a known-good allocation
+    cudaPointerAttributes attributes{};
+    if (!query_with_driver(ptr, attributes)) {
+      const cudaError_t status = cudaPointerGetAttributes(&attributes, ptr);
+      if (status != cudaSuccess) detail::throw_cuda_error(status, "cudaPointerGetAttributes");
+    }
+    require_device_memory(arg, attributes, device);
+    if (!allocation_range(ptr, known_start, known_size)) known_size = 0;
+  }
+}
 
 void require_device_pointers(std::initializer_list<PointerArg> args, int device) {
   if (args.size() > kMaxArgs)

@@ -35,6 +35,7 @@
 #include "reduce/launch.cuh"
 #include "reduce/segment_plan.hpp"
 #include "reduce/stats_traits.cuh"
+#include "reduce/tensor_table.hpp"
 #include "reduce/workspace.hpp"
 
 namespace reducelab::detail {
@@ -74,11 +75,21 @@ struct SegmentRange {
 //! The segments of a call: fixed-size (offsets null: segment s is [s x size, (s + 1) x size))
 //! or CSR (segment s is [offsets[s], offsets[s + 1]), int32 or int64 offsets). One type for
 //! both, so each op and type compiles one teams kernel; the branch is uniform.
+//! A list of tensors (tensors.hpp) is CSR segments whose elements are not in x: `pointers[s]` is
+//! tensor s's own first element, and the int64 offsets place it in the concatenation of the list
+//! (where the long kernel cuts its slices and the total counts its indices).
 struct SegmentRows {
   const void* offsets;
   bool wide_offsets;  //!< int64 offsets, else int32
   std::size_t size;   //!< fixed-size segments' length
   std::size_t pitch;  //!< fixed-size segments: elements from one segment's start to the next's
+  const void* const* pointers = nullptr;  //!< a list of tensors: where each one is
+
+  //! Segment s's first element, `begin` being where it starts (range.begin).
+  template <class T>
+  __device__ __forceinline__ const T* data(const T* x, std::size_t s, std::size_t begin) const {
+    return pointers == nullptr ? x + begin : static_cast<const T*>(pointers[s]);
+  }
 
   __device__ __forceinline__ std::int64_t offset(std::size_t i) const {
     return wide_offsets ? static_cast<const std::int64_t*>(offsets)[i]
@@ -149,7 +160,20 @@ struct TeamArgs {
   unsigned group;        // segments a warp takes at once: kLaneGroup (one per lane) or 1
   unsigned int* flags;   // ragged: the workspace's segment flags; null for fixed-size segments
   Finish finish;
+  void* accs = nullptr;  // a list's total: each segment's Traits::Acc, indices from offsets[0]
 };
+
+//! A list's total needs every segment's accumulator: stored with indices counted from the start
+//! of the concatenation (the identity for an empty segment, which adds nothing to the total).
+template <class Traits>
+__device__ __forceinline__ void store_segment_acc(void* accs, std::size_t s,
+                                                  const typename Traits::Acc& acc,
+                                                  std::size_t begin, std::size_t count) {
+  if (accs == nullptr) return;
+  store_partial(static_cast<typename Traits::Acc*>(accs) + s,
+                count == 0 ? Traits::identity()
+                           : Traits::shifted(acc, static_cast<std::int64_t>(begin)));
+}
 
 //! Warps take `group` segments at a time. Each lane looks at its own: shorter than
 //! kThreadSegmentMax, the lane reads it alone and writes its result (empty and decreasing ones
@@ -181,10 +205,14 @@ __global__ void __launch_bounds__(kTeamBlock)
       } else if (range.count >= kThreadSegmentMax) {
         by_warp = true;
       } else {
-        const Acc acc = range.count == 0 ? Traits::empty()
-                                         : read_range<Traits, ThreadAgent>(a.x, a.y, range.begin,
-                                                                           range.count, 0, 0, 1);
+        const Acc acc =
+            range.count == 0
+                ? Traits::empty()
+                : read_range<Traits, ThreadAgent>(a.rows.data(a.x, s, range.begin),
+                                                  y_at<Traits>(a.y, range.begin), 0, range.count,
+                                                  0, 0, 1);
         store_result<Traits>(a.out, s, acc, range.count, a.finish, a.out_stride);
+        store_segment_acc<Traits>(a.accs, s, acc, range.begin, range.count);
       }
     }
     if (a.flags != nullptr) {
@@ -198,9 +226,13 @@ __global__ void __launch_bounds__(kTeamBlock)
           __shfl_sync(device::kFullWarpMask, static_cast<unsigned long long>(range.begin), from);
       const std::size_t count =
           __shfl_sync(device::kFullWarpMask, static_cast<unsigned long long>(range.count), from);
-      Acc acc = read_range<Traits, WarpAgent>(a.x, a.y, begin, count, lane, 0, 1);
+      Acc acc = read_range<Traits, WarpAgent>(a.rows.data(a.x, first + from, begin),
+                                              y_at<Traits>(a.y, begin), 0, count, lane, 0, 1);
       acc = device::warp_reduce(acc, [](Acc p, Acc q) { return Traits::combine(p, q); });
-      if (lane == 0) store_result<Traits>(a.out, first + from, acc, count, a.finish, a.out_stride);
+      if (lane == 0) {
+        store_result<Traits>(a.out, first + from, acc, count, a.finish, a.out_stride);
+        store_segment_acc<Traits>(a.accs, first + from, acc, begin, count);
+      }
     }
   }
 }
@@ -334,6 +366,9 @@ struct LongArgs {
   unsigned int* grid_counter;  // the workspace's block counter, zero on entry and exit
   unsigned int* flags;         // set by segment_teams_kernel; zero on exit
   Finish finish;
+  void* accs = nullptr;         // a list's total: each segment's Traits::Acc (TeamArgs)
+  void* total = nullptr;        // a list's total: its one result, folded from accs by the last block
+  std::uint64_t total_count = 0;  // elements in the list
 };
 
 //! The last s in [0, num_segments) with offsets[s] <= value, for nondecreasing offsets with
@@ -375,15 +410,21 @@ __global__ void __launch_bounds__(Config::kBlock)
     flags = cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*a.flags).load(
         cuda::memory_order_relaxed);
   __syncthreads();
-  if (flags == 0) return;  // every block read the same zero: nothing to read, nothing to reset
+  // Every block read the same zero: nothing to read, nothing to reset, unless a list's total
+  // is still to be folded.
+  if (flags == 0 && a.total == nullptr) return;
 
   if ((flags & kSawDecreasingPair) != 0) {
     for (std::size_t s = blockIdx.x; s < a.num_segments; s += gridDim.x) {
       const SegmentRange range = a.rows(s);
       if (range.count < a.long_min) continue;
-      const Acc acc = block_reads_range<Traits, Config, kYVector>(a.x, a.y, range.begin,
-                                                                  range.count, 0, 1, warp_slots);
-      if (threadIdx.x == 0) store_result<Traits>(a.out, s, acc, range.count, a.finish);
+      const Acc acc = block_reads_range<Traits, Config, kYVector>(
+          a.rows.data(a.x, s, range.begin), y_at<Traits>(a.y, range.begin), 0, range.count, 0, 1,
+          warp_slots);
+      if (threadIdx.x == 0) {
+        store_result<Traits>(a.out, s, acc, range.count, a.finish);
+        store_segment_acc<Traits>(a.accs, s, acc, range.begin, range.count);
+      }
       __syncthreads();  // warp_slots serve the next segment
     }
   } else if ((flags & kSawLongSegment) != 0) {
@@ -422,7 +463,9 @@ __global__ void __launch_bounds__(Config::kBlock)
         const std::int64_t from = begin > lo ? begin : lo;
         const std::int64_t to = end < hi ? end : hi;
         Acc acc = block_reads_range<Traits, Config, kYVector>(
-            a.x, a.y, static_cast<std::size_t>(from), static_cast<std::size_t>(to - from), 0, 1,
+            a.rows.data(a.x, segment, static_cast<std::size_t>(begin)),
+            y_at<Traits>(a.y, static_cast<std::size_t>(begin)),
+            static_cast<std::size_t>(from - begin), static_cast<std::size_t>(to - from), 0, 1,
             warp_slots);
         acc = Traits::shifted(acc, from - begin);  // indices relative to the segment
         const SliceGroup group = SliceGroup::of(slices, begin, end);
@@ -433,8 +476,11 @@ __global__ void __launch_bounds__(Config::kBlock)
                                                    group.fold_count(), a.counters + group.first,
                                                    group.members(), warp_slots);
         }
-        if (last && threadIdx.x == 0)
+        if (last && threadIdx.x == 0) {
           store_result<Traits>(a.out, segment, acc, static_cast<std::size_t>(end - begin), a.finish);
+          store_segment_acc<Traits>(a.accs, segment, acc, static_cast<std::size_t>(begin),
+                                    static_cast<std::size_t>(end - begin));
+        }
         __syncthreads();  // warp_slots and the ticket's flag serve the next piece
       }
       __syncthreads();  // every thread has read listed_count and `listed` before the next chunk
@@ -443,15 +489,28 @@ __global__ void __launch_bounds__(Config::kBlock)
   }
 
   // Every block has read the flags (thread 0, first thing): the last block to get here clears
-  // them for the next call.
+  // them for the next call, and folds a list's total. Its ticket's acquire follows every other
+  // block's release, which follows the accumulators that block's thread 0 stored; the teams
+  // kernel's were stored before this kernel began.
+  __shared__ bool last_block;
   if (threadIdx.x == 0) {
     cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(*a.grid_counter);
-    if (counter.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1) {
+    last_block = counter.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1;
+    if (last_block) {
       cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*a.flags).store(
           0u, cuda::memory_order_relaxed);
       counter.store(0u, cuda::memory_order_relaxed);
     }
   }
+  if (a.total == nullptr) return;  // uniform
+  __syncthreads();
+  if (!last_block) return;
+  const Acc total = fold_partials<Traits, kBlock>(static_cast<const Acc*>(a.accs),
+                                                  static_cast<unsigned>(a.num_segments),
+                                                  warp_slots);
+  if (threadIdx.x == 0)
+    Traits::store(a.total, 0, a.total_count == 0 ? Traits::empty() : total, a.total_count,
+                  a.finish);
 }
 
 // ---- launchers ----------------------------------------------------------------------------------
@@ -526,22 +585,66 @@ struct SegmentKernels {
     }
   }
 
+  //! A list's total: each segment's accumulator goes to `accs` (num_segments of them), their
+  //! fold to `total`, a result of `total_count` elements.
+  struct Total {
+    void* accs = nullptr;
+    void* total = nullptr;
+    std::uint64_t total_count = 0;
+  };
+
   static void ragged(const typename Traits::Elem* x, const typename Traits::Elem* y,
                      std::size_t num_segments, SegmentRows rows, void* out, const WorkspaceView& ws,
-                     cudaStream_t stream, Finish finish) {
-    const RaggedSegmentPlan plan =
-        plan_ragged_segments(num_segments, capacity(ws.device), kMaxGrid);
-    const TeamArgs<typename Traits::Elem> team_args{
+                     cudaStream_t stream, Finish finish, const RaggedSegmentPlan& plan,
+                     const Total& total = {}) {
+    TeamArgs<typename Traits::Elem> team_args{
         x, y, num_segments, rows, out, 1, kBlockSegmentMin, plan.group, ws.d_segment_flags, finish};
+    team_args.accs = total.accs;
     launch_kernel<SegmentTeamsTag<Traits, kYVector>>(
         teams, plan.team_grid, kTeamBlock, stream, ws.device,
         "launch of reducelab segment_teams_kernel", team_args);
-    const LongArgs<typename Traits::Elem> long_args{
+    LongArgs<typename Traits::Elem> long_args{
         x, y, num_segments, rows, out, kBlockSegmentMin, ws.d_partials, ws.d_group_counters,
         ws.d_counter, ws.d_segment_flags, finish};
+    long_args.accs = total.accs;
+    long_args.total = total.total;
+    long_args.total_count = total.total_count;
     launch_kernel<LongSegmentsTag<Traits, kYVector>>(
         long_segments, plan.long_grid, BlockConfig::kBlock, stream, ws.device,
         "launch of reducelab long_segments_kernel", long_args);
+  }
+
+  static RaggedSegmentPlan ragged_plan(std::size_t num_segments, int device) {
+    return plan_ragged_segments(num_segments, capacity(device), kMaxGrid);
+  }
+
+  //! A list of count >= 1 tensors (tensors.hpp): its table goes to the workspace's partials,
+  //! after the long kernel's slots, when it fits there, else to memory from the stream-ordered
+  //! allocator, freed on the stream after the kernels.
+  static void tensors(const TableEntry* entries, std::size_t count, std::uint64_t total_count,
+                      void* out, void* d_total, const WorkspaceView& ws, cudaStream_t stream,
+                      Finish finish) {
+    using Acc = typename Traits::Acc;
+    const RaggedSegmentPlan plan = ragged_plan(count, ws.device);
+    const std::size_t table = table_bytes(count);
+    const std::size_t accs = d_total == nullptr ? 0 : (count * sizeof(Acc) + 15) / 16 * 16;
+    const std::size_t reserved = (2 * std::size_t{plan.long_grid} * sizeof(Acc) + 255) / 256 * 256;
+    const std::size_t capacity = kPartialSlots * kPartialBytes;
+    char* base = nullptr;
+    const bool allocated = reserved + table + accs > capacity;
+    if (allocated) {
+      REDUCELAB_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&base), table + accs, stream));
+    } else {
+      base = static_cast<char*>(ws.d_partials) + reserved;
+    }
+    const DeviceTable device_table = table_at(base, count);
+    upload_table(entries, count, static_cast<std::int64_t>(total_count), device_table, ws.device,
+                 stream);
+    SegmentRows rows{device_table.offsets, true, 0, 0};
+    rows.pointers = device_table.pointers;
+    const Total total{d_total == nullptr ? nullptr : base + table, d_total, total_count};
+    ragged(nullptr, nullptr, count, rows, out, ws, stream, finish, plan, total);
+    if (allocated) REDUCELAB_CUDA_CHECK(cudaFreeAsync(base, stream));
   }
 };
 
@@ -583,8 +686,22 @@ void launch_ragged_segments(const Reduction& r, const T* x, const T* y, std::siz
   static_assert(std::is_same_v<Offset, std::int32_t> || std::is_same_v<Offset, std::int64_t>);
   const SegmentRows rows{offsets, std::is_same_v<Offset, std::int64_t>, 0, 0};
   with_segment_kernels(r, x, y, [&](auto kernels) {
-    kernels.ragged(x, y, num_segments, rows, d_out, ws, stream, finish_of(r));
+    kernels.ragged(x, y, num_segments, rows, d_out, ws, stream, finish_of(r),
+                   kernels.ragged_plan(num_segments, ws.device));
   });
+}
+
+//! A list of count >= 1 tensors of one-array ops (tensors.hpp), results to d_out and, when
+//! d_total is not null, the list's total there.
+template <class T>
+void launch_tensors(const Reduction& r, const TableEntry* entries, std::size_t count,
+                    std::uint64_t total_count, void* d_out, void* d_total, const WorkspaceView& ws,
+                    cudaStream_t stream) {
+  with_segment_kernels(r, static_cast<const T*>(nullptr), static_cast<const T*>(nullptr),
+                       [&](auto kernels) {
+                         kernels.tensors(entries, count, total_count, d_out, d_total, ws, stream,
+                                         finish_of(r));
+                       });
 }
 
 }  // namespace reducelab::detail
@@ -600,4 +717,6 @@ void launch_ragged_segments(const Reduction& r, const T* x, const T* y, std::siz
                                                         const WorkspaceView&, cudaStream_t);      \
   template void launch_ragged_segments<T, std::int64_t>(const Reduction&, const T*, const T*, std::size_t,      \
                                                         const std::int64_t*, void*,               \
-                                                        const WorkspaceView&, cudaStream_t);
+                                                        const WorkspaceView&, cudaStream_t);      \
+  template void launch_tensors<T>(const Reduction&, const TableEntry*, std::size_t, std::uint64_t, \
+                                  void*, void*, const WorkspaceView&, cudaStream_t);
