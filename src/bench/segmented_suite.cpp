@@ -320,11 +320,15 @@ std::vector<Measurement> run_shape(const SuiteConfig& config, const SegmentSpec&
     }
     refs.has_total = true;
   }
-  DeviceBuffer<std::int64_t> d_offsets(shape.ragged() ? offsets.size() : 0);
-  if (shape.ragged())
+  // A list's lengths also go to reduce_segments as ragged offsets, fixed-size ones included: the
+  // same kernels as the list, which reads a table of pointers instead.
+  const bool with_offsets = shape.ragged() || tensors;
+  DeviceBuffer<std::int64_t> d_offsets(with_offsets ? offsets.size() : 0);
+  if (with_offsets)
     REDUCELAB_CUDA_CHECK(cudaMemcpy(d_offsets.data(), offsets.data(),
                                     offsets.size() * sizeof(std::int64_t), cudaMemcpyHostToDevice));
   const std::int64_t* offsets_ptr = shape.ragged() ? d_offsets.data() : nullptr;
+  const std::int64_t* list_offsets = with_offsets ? d_offsets.data() : nullptr;
 
   // Read besides the inputs: the offsets of ragged segments.
   Measurement row = problem_row(
@@ -373,6 +377,13 @@ std::vector<Measurement> run_shape(const SuiteConfig& config, const SegmentSpec&
         });
     list.with_total = true;
     candidates.push_back(list);
+    if (!shape.ragged()) {
+      candidates.push_back(production(
+          config, "reducelab::reduce_segments (int64 offsets)",
+          [=](const void* x, const void* y, void* out, cudaStream_t s) {
+            reducelab::reduce_segments(op, dtype, x, y, count, list_offsets, out, s);
+          }));
+    }
   }
   if (config.production && axes != nullptr) {
     candidates.push_back(reduce_axes_candidate(config, *axes));
