@@ -91,9 +91,8 @@ class _TorchBackend:
             raise unsupported_dtype(dtype)
         return name
 
-    def asarray(self, obj):
-        return self.torch.as_tensor(obj, device="cuda") if hasattr(
-            obj, "__cuda_array_interface__") else self.torch.from_dlpack(obj)
+    def from_dlpack(self, obj):
+        return self.torch.from_dlpack(obj)
 
 
 class _CupyBackend:
@@ -147,9 +146,8 @@ class _CupyBackend:
             raise unsupported_dtype(dtype)
         return name
 
-    def asarray(self, obj):
-        return self.cupy.asarray(obj) if hasattr(
-            obj, "__cuda_array_interface__") else self.cupy.from_dlpack(obj)
+    def from_dlpack(self, obj):
+        return self.cupy.from_dlpack(obj)
 
 
 class _RawBackend:
@@ -235,7 +233,7 @@ def dlpack_to_native(x):
     """A DLPack-only producer (JAX, ...): a zero-copy torch tensor (or CuPy array) of it."""
     b = output_backend()
     try:
-        return b.asarray(x)
+        return b.from_dlpack(x)
     except Exception as e:  # CPU arrays, unsupported types: the importer's message
         raise TypeError(f"reducelab: cannot read {type(x).__name__} through DLPack on a CUDA "
                         f"device: {e}") from e

@@ -295,7 +295,8 @@ def var_mean(x, dim=None, *, correction=None, keepdim=False, unbiased=None, stre
 
 
 def std_mean(x, dim=None, *, correction=None, keepdim=False, unbiased=None, stream=None):
-    """(std, mean) over ``dim`` in one pass, as ``torch.std_mean``."""
+    """(std, mean) over ``dim`` in one pass, as ``torch.std_mean``; arguments and rules as
+    :func:`var_mean`."""
     return _reduce(_OP["std_mean"], x, dim, keepdim, None, _correction(correction, unbiased),
                    stream=stream)
 
