@@ -25,6 +25,13 @@ _UNSUPPORTED = ("reducelab reduces float32, float64, float16, bfloat16, int32, i
                 "uint64")
 
 
+def checked_name(name, dtype):
+    """`name`, the reducelab dtype name a library's `dtype` maps to, or TypeError if none."""
+    if name is None or name == "bool":
+        raise unsupported_dtype(dtype)
+    return name
+
+
 def unsupported_dtype(dtype):
     return TypeError(f"reducelab: dtype {dtype} is not supported; {_UNSUPPORTED} "
                      "(convert bool or smaller integers with .to(torch.int32) / .astype(), and "
@@ -87,9 +94,7 @@ class _TorchBackend:
         name = self.names.get(dtype)
         if name is None and isinstance(dtype, str):
             name = _NUMPY_NAMES.get(dtype, dtype if dtype in DTYPES else None)
-        if name is None or name == "bool":
-            raise unsupported_dtype(dtype)
-        return name
+        return checked_name(name, dtype)
 
     def from_dlpack(self, obj):
         return self.torch.from_dlpack(obj)
@@ -142,9 +147,7 @@ class _CupyBackend:
             name = self.names.get(numpy.dtype(dtype))
         except TypeError:
             name = None
-        if name is None or name == "bool":
-            raise unsupported_dtype(dtype)
-        return name
+        return checked_name(name, dtype)
 
     def from_dlpack(self, obj):
         return self.cupy.from_dlpack(obj)

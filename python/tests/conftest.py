@@ -37,15 +37,6 @@ def torch():
 
 
 @pytest.fixture
-def gpu_torch():
-    if TORCH is None:
-        pytest.skip("torch is not installed")
-    if not HAS_GPU:
-        pytest.skip("no CUDA device (torch.cuda.is_available() is False)")
-    return TORCH
-
-
-@pytest.fixture
 def cupy():
     if CUPY is None:
         pytest.skip("CuPy is not installed or has no CUDA device")
