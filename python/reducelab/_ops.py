@@ -402,6 +402,11 @@ def dot(x, y, *, stream=None, out=None):
     return _reduce(_OP["dot"], x, None, False, stream=stream, out=out, y=y)
 
 
+# The many-tensor forms (sum/norm/min/max of a list of tensors in one launch, torch's
+# _foreach_norm) belong here once the C++ API lands: describe each tensor as _reduce does, then
+# one call into the extension (python/src/reducelab_ext.cpp marks where it binds).
+
+
 def segment_reduce(x, reduce, *, segment_size=None, offsets=None, lengths=None, y=None,
                    correction=1.0, ord=2.0, stream=None):
     """One result per segment of the 1-D contiguous array ``x`` (any contiguous array, read
