@@ -7,7 +7,12 @@
 # and large ones), axis-sweep, axis-shapes, axis-all-ops, sanitize-axis, stats-tests (the
 # statistics' tests), stats (every statistic x floating type at 2^27 beside sum), stats-int (the
 # integer ones), stats-rows (the statistics along 131,072 x 1,024 rows beside sum), tensors-tests
-# (the many-tensor list's tests), tensors (lists of 1,000 x 2^17 and heavy-tailed lengths).
+# (the many-tensor list's tests), tensors (lists of 1,000 x 2^17 and heavy-tailed lengths), python
+# (pip install the package for sm_90 with the machine's torch/CuPy, then python-tests and
+# python-bench), python-tests (pytest python/tests against torch and CuPy, after an install),
+# python-bench (python -m reducelab.bench: host time, whole arrays 2^10..2^30, axis shapes,
+# statistics at 2^27; JSON in python-bench.json). The python steps need no --bin and build nothing
+# of the C++ tools.
 # With --bin DIR the binaries come from DIR (built elsewhere and carried); otherwise the script
 # configures and builds the release preset here first.
 set -u -o pipefail
@@ -18,7 +23,9 @@ dest=${OUT:-$PWD/gpu-out}
 mkdir -p "$dest"
 bin=""
 if [ "${1:-}" = "--bin" ]; then bin=$2; shift 2; fi
-if [ -z "$bin" ]; then
+python_only=1
+for s in "$@"; do case $s in python|python-tests|python-bench) ;; *) python_only=0 ;; esac; done
+if [ -z "$bin" ] && [ $python_only = 0 ]; then
   scripts/device_build.sh "$out/build.log" || { tar czf "$dest/results.tgz" -C "$out" .; exit 1; }
   bin=build/release
 fi
@@ -87,6 +94,14 @@ for s in "$@"; do
         name=$(echo "$a" | tr -c 'a-z0-9' _)
         step "axis-shape $a" "shape-$name.log" "$cli" bench $a --json "$out/shape-$name.json" --md "$out/shape-$name.md"
       done ;;
+    python)  # the GPU machine has no network: build against its own scikit-build-core/nanobind
+      step python-install python-install.log env CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
+        python3 -m pip install --no-build-isolation -v . \
+        -Ccmake.define.CMAKE_CUDA_ARCHITECTURES=90-real -Cbuild-dir=build/python &&
+      step python-tests python-tests.log bash -c 'cd python/tests && python3 -m pytest -q -rs .' ;
+      step python-bench python-bench.log python3 -m reducelab.bench --json "$out/python-bench.json" ;;
+    python-tests) step python-tests python-tests.log bash -c 'cd python/tests && python3 -m pytest -q -rs .' ;;
+    python-bench) step python-bench python-bench.log python3 -m reducelab.bench --json "$out/python-bench.json" ;;
     *) echo "unknown step $s"; exit 2 ;;
   esac
 done
