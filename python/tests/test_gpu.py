@@ -87,7 +87,7 @@ def ours(op, x, dim, keepdim):
         return f(x, dim=dim, keepdim=keepdim)
     if op in ("min", "max") and dim is None:
         return f(x)
-    return f(x, dim, keepdim)
+    return f(x, dim=dim, keepdim=keepdim)
 
 
 def assert_matches(got, want, dtype, reduced):
