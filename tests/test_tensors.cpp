@@ -213,6 +213,35 @@ TEST_F(GpuTest, RepeatedListCallsAreBitwiseEqual) {
   }
 }
 
+// More calls in flight than the workspace has staging buffers: each call's table must survive
+// until its copy ran, so every result is its own list's.
+TEST_F(GpuTest, ManyListCallsInFlightKeepTheirTables) {
+  const TensorList<float> list({5000, 3, 70001, 0, 100}, kSeed);
+  constexpr int kCalls = 11;
+  DeviceBuffer<float> out(kCalls * 5), total(kCalls);
+  cudaStream_t stream = nullptr;
+  REDUCELAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  // Call c reduces the list rotated by c: a different table each time.
+  for (int c = 0; c < kCalls; ++c) {
+    std::vector<TensorSpan> spans;
+    for (int i = 0; i < 5; ++i) spans.push_back(list.spans[(i + c) % 5]);
+    max_tensors<float>(spans.data(), 5, out.data() + 5 * c, total.data() + c, stream);
+  }
+  REDUCELAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<float> got(kCalls * 5);
+  REDUCELAB_CUDA_CHECK(cudaMemcpy(got.data(), out.data(), got.size() * 4, cudaMemcpyDeviceToHost));
+  for (int c = 0; c < kCalls; ++c)
+    for (int i = 0; i < 5; ++i) {
+      const std::vector<float>& h = list.host[(i + c) % 5];
+      EXPECT_EQ(check_one<float>(Op::max, h.data(), h.size(),
+                                 reinterpret_cast<unsigned char*>(&got[5 * c + i])),
+                "")
+          << "call " << c << " tensor " << i;
+    }
+  release_workspace(stream);
+  REDUCELAB_CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
 // The table travels in the upload kernels' parameters, so a captured call replays with its own
 // table even after the host list changed; the data is read at each replay.
 TEST_F(GpuTest, ListCallsCaptureIntoAGraph) {

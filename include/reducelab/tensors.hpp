@@ -22,20 +22,24 @@
 //! concatenation (tensor i's element j is at sizes[0] + ... + sizes[i - 1] + j). A list whose
 //! tensors are all empty gets the empty-segment result as its total.
 //!
-//! How it runs: the list becomes a table of (pointer, start in the concatenation) that the call
-//! writes to device memory with a chunk of 1,024 entries per small upload kernel (the table
-//! travels in the kernels' parameters: no pinned memory, no host synchronisation), then the
-//! ragged segmented reduce reads it, two kernels however many tensors there are: short tensors a
-//! thread or a warp each, long ones in equal slices of the concatenation spread over the whole
-//! GPU, so a few huge tensors among many tiny ones still read at full bandwidth. The total is
-//! folded from the per-tensor partial results by the last block, in a fixed order.
+//! How it runs: the list becomes a table of (pointer, start in the concatenation), copied to the
+//! device in one cudaMemcpyAsync from pinned staging buffers the stream's workspace keeps (four,
+//! used in turn, so the host waits only if it gets four list calls ahead of the stream); then the
+//! ragged segmented reduce reads it, at most two kernels however many tensors there are: tensors
+//! shorter than 4,096 elements a thread or a warp each, longer ones in equal slices of the
+//! concatenation spread over the whole GPU, so a few huge tensors among many tiny ones still read
+//! at full bandwidth. The total is folded from the per-tensor partial results by the last block,
+//! in a fixed order. A call captured into a CUDA graph sends its table in the parameters of small
+//! upload kernels instead (1,024 entries each), so every replay carries its own copy.
 //!
 //! Memory: the table (16 bytes per tensor, plus one partial result per tensor with a total) lies
 //! in the stream's workspace (reduce.hpp) when it fits there, which it does up to roughly 10,000
 //! tensors; a longer list takes it from CUDA's stream-ordered allocator (cudaMallocAsync, on the
 //! device's default memory pool) and frees it on the stream at the end of the call. Either way
-//! the call is stream-ordered, never synchronises the host and may be captured into a CUDA graph;
-//! the host array `tensors` may be reused or freed as soon as the call returns.
+//! the call is stream-ordered, does not wait for the device (but for the staging rule above) and
+//! may be captured into a CUDA graph; the host array `tensors` may be reused or freed as soon as
+//! the call returns. The first call of a longer list than before on a stream allocates pinned
+//! host memory for its staging buffer.
 //!
 //! Determinism: the order of operations depends only on the tensors' lengths and their offsets
 //! inside a 16-byte line, the list's length and the GPU model, so the same call on the same GPU

@@ -74,6 +74,10 @@ def reference(op, x, dim, keepdim):
         return getattr(t, op)(x, dim=d, **kw)
     if op in ("min", "max"):
         return getattr(t, op)(x) if dim is None else getattr(t, op)(x, dim=dim, **kw)
+    if op == "aminmax" and dim is None and keepdim:
+        # torch resizes its keepdim result to a scalar here (with a deprecation warning); ours
+        # keeps every axis as size 1, as amin/amax with keepdim do.
+        return tuple(v.reshape((1,) * x.dim()) for v in t.aminmax(x))
     if op in ("argmin", "argmax", "aminmax"):
         return getattr(t, op)(x, dim=dim, **kw)
     raise AssertionError(op)

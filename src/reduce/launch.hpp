@@ -34,12 +34,13 @@ void launch_ragged_segments(const Reduction& r, const T* x, const T* y, std::siz
                             cudaStream_t stream);
 
 struct TableEntry;
+struct ListShape;
 
 //! Launches the reduce of a list of count >= 1 tensors of a one-array op on T (tensors.hpp,
 //! segmented.cuh): one result per tensor to d_out, the list's total to d_total when not null.
 template <class T>
 void launch_tensors(const Reduction& r, const TableEntry* entries, std::size_t count,
-                    std::uint64_t total_count, void* d_out, void* d_total,
+                    std::uint64_t total_count, const ListShape& shape, void* d_out, void* d_total,
                     const WorkspaceView& workspace, cudaStream_t stream);
 
 struct AxisView;

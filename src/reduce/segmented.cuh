@@ -60,6 +60,9 @@ REDUCELAB_EXTERN_LAUNCH_TYPED(std::uint64_t)
 //! and cleared by the last block of long_segments_kernel.
 inline constexpr unsigned kSawDecreasingPair = 1;  //!< offsets[s + 1] < offsets[s] somewhere
 inline constexpr unsigned kSawLongSegment = 2;     //!< a segment of >= kBlockSegmentMin elements
+//! In LongArgs::known_flags: the host knows the flags (a list of tensors, whose lengths it has),
+//! so no teams kernel needs to find them.
+inline constexpr unsigned kFlagsKnown = 0x80000000u;
 
 //! Threads per block of segment_teams_kernel, and vectors in flight per thread of its teams.
 inline constexpr int kTeamBlock = static_cast<int>(kTeamThreads);
@@ -366,6 +369,7 @@ struct LongArgs {
   unsigned int* grid_counter;  // the workspace's block counter, zero on entry and exit
   unsigned int* flags;         // set by segment_teams_kernel; zero on exit
   Finish finish;
+  unsigned known_flags = 0;     // a list: kFlagsKnown | the flags, which the host knows; else 0
   void* accs = nullptr;         // a list's total: each segment's Traits::Acc (TeamArgs)
   void* total = nullptr;        // a list's total: its one result, folded from accs by the last block
   std::uint64_t total_count = 0;  // elements in the list
@@ -412,8 +416,10 @@ __global__ void __launch_bounds__(Config::kBlock, kLongMinBlocks)
   __shared__ std::size_t listed[kBlock];
   __shared__ unsigned listed_count;
   if (threadIdx.x == 0)
-    flags = cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*a.flags).load(
-        cuda::memory_order_relaxed);
+    flags = (a.known_flags & kFlagsKnown) != 0
+                ? a.known_flags & ~kFlagsKnown
+                : cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*a.flags).load(
+                      cuda::memory_order_relaxed);
   __syncthreads();
   // Every block read the same zero: nothing to read, nothing to reset, unless a list's total
   // is still to be folded.
@@ -596,27 +602,38 @@ struct SegmentKernels {
     void* accs = nullptr;
     void* total = nullptr;
     std::uint64_t total_count = 0;
+    // A list, whose lengths the host knows: which kernels have work, and the long kernel's flags.
+    bool teams = true;
+    bool long_segments = true;
+    unsigned known_flags = 0;
   };
 
   static void ragged(const typename Traits::Elem* x, const typename Traits::Elem* y,
                      std::size_t num_segments, SegmentRows rows, void* out, const WorkspaceView& ws,
                      cudaStream_t stream, Finish finish, const RaggedSegmentPlan& plan,
                      const Total& total = {}) {
-    TeamArgs<typename Traits::Elem> team_args{
-        x, y, num_segments, rows, out, 1, kBlockSegmentMin, plan.group, ws.d_segment_flags, finish};
-    team_args.accs = total.accs;
-    launch_kernel<SegmentTeamsTag<Traits, kYVector>>(
-        teams, plan.team_grid, kTeamBlock, stream, ws.device,
-        "launch of reducelab segment_teams_kernel", team_args);
-    LongArgs<typename Traits::Elem> long_args{
-        x, y, num_segments, rows, out, kBlockSegmentMin, ws.d_partials, ws.d_group_counters,
-        ws.d_counter, ws.d_segment_flags, finish};
-    long_args.accs = total.accs;
-    long_args.total = total.total;
-    long_args.total_count = total.total_count;
-    launch_kernel<LongSegmentsTag<Traits, kYVector>>(
-        long_segments, plan.long_grid, BlockConfig::kBlock, stream, ws.device,
-        "launch of reducelab long_segments_kernel", long_args);
+    const bool known = (total.known_flags & kFlagsKnown) != 0;
+    if (total.teams) {
+      TeamArgs<typename Traits::Elem> team_args{
+          x,          y, num_segments, rows, out, 1, kBlockSegmentMin, plan.group,
+          known ? nullptr : ws.d_segment_flags, finish};
+      team_args.accs = total.accs;
+      launch_kernel<SegmentTeamsTag<Traits, kYVector>>(
+          teams, plan.team_grid, kTeamBlock, stream, ws.device,
+          "launch of reducelab segment_teams_kernel", team_args);
+    }
+    if (total.long_segments) {
+      LongArgs<typename Traits::Elem> long_args{
+          x, y, num_segments, rows, out, kBlockSegmentMin, ws.d_partials, ws.d_group_counters,
+          ws.d_counter, ws.d_segment_flags, finish};
+      long_args.accs = total.accs;
+      long_args.total = total.total;
+      long_args.total_count = total.total_count;
+      long_args.known_flags = total.known_flags;
+      launch_kernel<LongSegmentsTag<Traits, kYVector>>(
+          long_segments, plan.long_grid, BlockConfig::kBlock, stream, ws.device,
+          "launch of reducelab long_segments_kernel", long_args);
+    }
   }
 
   static RaggedSegmentPlan ragged_plan(std::size_t num_segments, int device) {
@@ -627,8 +644,8 @@ struct SegmentKernels {
   //! after the long kernel's slots, when it fits there, else to memory from the stream-ordered
   //! allocator, freed on the stream after the kernels.
   static void tensors(const TableEntry* entries, std::size_t count, std::uint64_t total_count,
-                      void* out, void* d_total, const WorkspaceView& ws, cudaStream_t stream,
-                      Finish finish) {
+                      const ListShape& shape, void* out, void* d_total, const WorkspaceView& ws,
+                      cudaStream_t stream, Finish finish) {
     using Acc = typename Traits::Acc;
     const RaggedSegmentPlan plan = ragged_plan(count, ws.device);
     const std::size_t table = table_bytes(count);
@@ -643,11 +660,13 @@ struct SegmentKernels {
       base = static_cast<char*>(ws.d_partials) + reserved;
     }
     const DeviceTable device_table = table_at(base, count);
-    upload_table(entries, count, static_cast<std::int64_t>(total_count), device_table, ws.device,
-                 stream);
+    send_table(entries, count, static_cast<std::int64_t>(total_count), device_table, ws, stream);
     SegmentRows rows{device_table.offsets, true, 0, 0};
     rows.pointers = device_table.pointers;
-    const Total total{d_total == nullptr ? nullptr : base + table, d_total, total_count};
+    Total total{d_total == nullptr ? nullptr : base + table, d_total, total_count};
+    total.teams = shape.any_short;
+    total.long_segments = shape.any_long || d_total != nullptr;
+    total.known_flags = kFlagsKnown | (shape.any_long ? kSawLongSegment : 0u);
     ragged(nullptr, nullptr, count, rows, out, ws, stream, finish, plan, total);
     if (allocated) REDUCELAB_CUDA_CHECK(cudaFreeAsync(base, stream));
   }
@@ -700,12 +719,12 @@ void launch_ragged_segments(const Reduction& r, const T* x, const T* y, std::siz
 //! d_total is not null, the list's total there.
 template <class T>
 void launch_tensors(const Reduction& r, const TableEntry* entries, std::size_t count,
-                    std::uint64_t total_count, void* d_out, void* d_total, const WorkspaceView& ws,
-                    cudaStream_t stream) {
+                    std::uint64_t total_count, const ListShape& shape, void* d_out, void* d_total,
+                    const WorkspaceView& ws, cudaStream_t stream) {
   with_segment_kernels(r, static_cast<const T*>(nullptr), static_cast<const T*>(nullptr),
                        [&](auto kernels) {
-                         kernels.tensors(entries, count, total_count, d_out, d_total, ws, stream,
-                                         finish_of(r));
+                         kernels.tensors(entries, count, total_count, shape, d_out, d_total, ws,
+                                         stream, finish_of(r));
                        });
 }
 
@@ -724,4 +743,5 @@ void launch_tensors(const Reduction& r, const TableEntry* entries, std::size_t c
                                                         const std::int64_t*, void*,               \
                                                         const WorkspaceView&, cudaStream_t);      \
   template void launch_tensors<T>(const Reduction&, const TableEntry*, std::size_t, std::uint64_t, \
-                                  void*, void*, const WorkspaceView&, cudaStream_t);
+                                  const ListShape&, void*, void*, const WorkspaceView&,           \
+                                  cudaStream_t);

@@ -53,4 +53,26 @@ void upload_table(const TableEntry* entries, std::size_t count, std::int64_t tot
   } while (first < count);
 }
 
+void send_table(const TableEntry* entries, std::size_t count, std::int64_t total,
+                const DeviceTable& table, const WorkspaceView& ws, cudaStream_t stream) {
+  if (ws.staging == nullptr) {
+    upload_table(entries, count, total, table, ws.device, stream);
+    return;
+  }
+  // The device layout, built in the pinned buffer: count + 1 offsets, then count pointers.
+  const std::size_t bytes = (count + 1) * sizeof(std::int64_t) + count * sizeof(void*);
+  stage_to_device(
+      *ws.staging, table.offsets, bytes,
+      [&](void* host) {
+        auto* offsets = static_cast<std::int64_t*>(host);
+        auto** pointers = reinterpret_cast<const void**>(offsets + count + 1);
+        for (std::size_t i = 0; i < count; ++i) {
+          offsets[i] = entries[i].offset;
+          pointers[i] = entries[i].data;
+        }
+        offsets[count] = total;
+      },
+      stream);
+}
+
 }  // namespace reducelab::detail

@@ -20,6 +20,13 @@ struct TableEntry {
   std::int64_t offset;
 };
 
+//! What the host knows of a list's lengths: whether the teams kernel (tensors shorter than
+//! kBlockSegmentMin) and the long kernel have any work.
+struct ListShape {
+  bool any_short = false;
+  bool any_long = false;
+};
+
 //! Entries per upload kernel: 16 KB of parameters, within the 32,764 bytes CUDA >= 12.1 allows
 //! on compute capability >= 7.0.
 inline constexpr unsigned kTableChunk = 1024;
@@ -40,8 +47,16 @@ constexpr std::size_t table_bytes(std::size_t count) {
 DeviceTable table_at(void* base, std::size_t count);
 
 //! Queues the upload of entries[0, count) and the list's length `total` into `table`, in
-//! max(1, ceil(count / kTableChunk)) launches on `stream`.
+//! max(1, ceil(count / kTableChunk)) launches on `stream`: the way a captured call sends it.
 void upload_table(const TableEntry* entries, std::size_t count, std::int64_t total,
                   const DeviceTable& table, int device, cudaStream_t stream);
+
+//! The table to the device on `stream`: one copy from the workspace's pinned staging buffers
+//! (stage_to_device) outside graph capture, where it costs a few microseconds against about
+//! 11 us per upload kernel of 1,024 entries (measured on the H200, 2bd2c02: a list of 16,384
+//! tensors took 185 us more than the same ragged segments); upload_table in a graph's workspace,
+//! whose replays must carry the table themselves.
+void send_table(const TableEntry* entries, std::size_t count, std::int64_t total,
+                const DeviceTable& table, const WorkspaceView& ws, cudaStream_t stream);
 
 }  // namespace reducelab::detail

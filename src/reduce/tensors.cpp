@@ -12,6 +12,7 @@
 #include "common/driver_api.hpp"
 #include "common/pointer_check.hpp"
 #include "reduce/launch.hpp"
+#include "reduce/segment_plan.hpp"
 #include "reduce/tensor_table.hpp"
 #include "reduce/validate.hpp"
 #include "reduce/workspace.hpp"
@@ -36,7 +37,9 @@ void reduce_tensors(Reduction r, DType dtype, const TensorSpan* tensors, std::si
   entries.resize(count);
   const std::uint64_t max_elements = (std::uint64_t{1} << 62) / element;
   std::uint64_t total = 0;
+  ListShape shape;
   for (std::size_t i = 0; i < count; ++i) {
+    (tensors[i].size < kBlockSegmentMin ? shape.any_short : shape.any_long) = true;
     if (tensors[i].size > max_elements - total)
       reject("the tensors' lengths add up past 2^62 bytes (at tensors[" + std::to_string(i) + "])");
     entries[i] = {tensors[i].data, static_cast<std::int64_t>(total)};
@@ -54,7 +57,7 @@ void reduce_tensors(Reduction r, DType dtype, const TensorSpan* tensors, std::si
     if (count == 0) {  // the empty list's total: one empty segment
       launch_fixed_segments<T>(r, nullptr, nullptr, 1, 0, 0, d_total, 1, workspace, stream);
     } else {
-      launch_tensors<T>(r, entries.data(), count, total, d_out, d_total, workspace, stream);
+      launch_tensors<T>(r, entries.data(), count, total, shape, d_out, d_total, workspace, stream);
     }
   });
 }

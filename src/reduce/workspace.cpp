@@ -26,6 +26,7 @@ struct Workspace {
   void* h_result = nullptr;
   void* d_result = nullptr;
   std::mutex sync_mutex;
+  TableStaging staging;
 };
 
 WorkspaceView view_of(int device, void* memory, Workspace* owner) {
@@ -40,6 +41,7 @@ WorkspaceView view_of(int device, void* memory, Workspace* owner) {
     view.h_result = owner->h_result;
     view.d_result = owner->d_result;
     view.sync_mutex = &owner->sync_mutex;
+    view.staging = &owner->staging;
   }
   return view;
 }
@@ -111,6 +113,10 @@ Workspace* find_cached(int device, unsigned long long stream_id, unsigned genera
 
 void free_workspace(Workspace& workspace) {
   RelaxedCaptureMode relaxed;
+  for (TableStaging::Slot& slot : workspace.staging.slots) {
+    if (slot.host != nullptr) (void)cudaFreeHost(slot.host);
+    if (slot.copied != nullptr) (void)cudaEventDestroy(slot.copied);
+  }
   (void)cudaFreeHost(workspace.h_result);
   (void)cudaFree(workspace.memory);
 }
@@ -181,6 +187,30 @@ WorkspaceView workspace_for(cudaStream_t stream, bool capturing, int device) {
   if (find_cached(device, id, current) == nullptr)
     t_cache[t_next++ % kThreadCache] = {device, id, current, slot.get()};
   return view_of(device, slot->memory, slot.get());
+}
+
+void stage_to_device(TableStaging& staging, void* d_dst, std::size_t bytes,
+                     const std::function<void(void*)>& fill, cudaStream_t stream) {
+  std::lock_guard<std::mutex> lock(staging.mutex);
+  TableStaging::Slot& slot = staging.slots[staging.next++ % TableStaging::kSlots];
+  if (slot.copied == nullptr) {
+    REDUCELAB_CUDA_CHECK(cudaEventCreateWithFlags(&slot.copied, cudaEventDisableTiming));
+  } else {
+    REDUCELAB_CUDA_CHECK(cudaEventSynchronize(slot.copied));
+  }
+  if (slot.capacity < bytes) {
+    RelaxedCaptureMode relaxed;
+    if (slot.host != nullptr) REDUCELAB_CUDA_CHECK(cudaFreeHost(slot.host));
+    slot.host = nullptr;
+    slot.capacity = 0;
+    std::size_t capacity = std::size_t{1} << 16;
+    while (capacity < bytes) capacity *= 2;
+    REDUCELAB_CUDA_CHECK(cudaHostAlloc(&slot.host, capacity, cudaHostAllocDefault));
+    slot.capacity = capacity;
+  }
+  fill(slot.host);
+  REDUCELAB_CUDA_CHECK(cudaMemcpyAsync(d_dst, slot.host, bytes, cudaMemcpyHostToDevice, stream));
+  REDUCELAB_CUDA_CHECK(cudaEventRecord(slot.copied, stream));
 }
 
 }  // namespace detail

@@ -12,6 +12,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <functional>
 #include <mutex>
 
 namespace reducelab::detail {
@@ -32,6 +33,21 @@ inline constexpr std::size_t kSegmentFlagsOffset = 128;
 //! the header and before the partials.
 inline constexpr std::size_t kGroupCounterBytes = kMaxGrid * sizeof(unsigned int);
 
+//! Pinned host buffers that carry a list's table to the device (tensors.hpp) outside graph
+//! capture, used in turn: a buffer is refilled only after the copy that last read it has run, so
+//! the host may run kSlots list calls ahead of the stream before it waits.
+struct TableStaging {
+  static constexpr int kSlots = 4;
+  struct Slot {
+    void* host = nullptr;
+    std::size_t capacity = 0;
+    cudaEvent_t copied = nullptr;  // recorded after the copy that last read `host`
+  };
+  Slot slots[kSlots];
+  unsigned next = 0;
+  std::mutex mutex;
+};
+
 //! Layout: header (kHeaderBytes) | group counters (kGroupCounterBytes) | partials. The header
 //! and the counters are zero between calls (each kernel that uses a word resets it) and are
 //! zeroed when a workspace is created, and at the start of every replay of a graph's own.
@@ -48,11 +64,19 @@ struct WorkspaceView {
   void* h_result = nullptr;
   void* d_result = nullptr;           //!< the device address of h_result
   std::mutex* sync_mutex = nullptr;   //!< held by a synchronous call from launch to read-back
+  TableStaging* staging = nullptr;    //!< null in a graph's workspace
 };
 
 //! The workspace for calls on `stream` on `device`, the current device. Thread-safe; after the
 //! first call on a (device, stream) a thread finds it without taking a lock.
 WorkspaceView workspace_for(cudaStream_t stream, bool capturing, int device);
+
+//! Copies `bytes` bytes to device memory d_dst on `stream` through the next staging buffer:
+//! waits for that buffer's previous copy (nearly always long done), lets fill(host) write the
+//! bytes there, queues the copy and records its event. Allocates pinned memory only when the
+//! buffer is smaller than `bytes`.
+void stage_to_device(TableStaging& staging, void* d_dst, std::size_t bytes,
+                     const std::function<void(void*)>& fill, cudaStream_t stream);
 
 
 }  // namespace reducelab::detail
