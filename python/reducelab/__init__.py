@@ -8,15 +8,15 @@
     reducelab.item("sum", x)              # a Python float: one launch, one stream sync
 
 Functions: sum, mean, var, std, var_mean, std_mean, norm, logsumexp, count_nonzero, any, all,
-amin, amax, min, max, argmin, argmax, aminmax, dot, segment_reduce, item. The rules they share
+amin, amax, min, max, argmin, argmax, aminmax, dot, segment_reduce, foreach, item. The rules they share
 (dim, stream, out, result types, errors) are in the documentation of reducelab._ops.
 """
 
 from ._reducelab import CudaError, __version__
 from ._ops import (MinMax, ValuesIndices, all, amax, amin, aminmax, any, argmax, argmin,
-                   count_nonzero, dot, item, logsumexp, max, mean, min, norm, segment_reduce, std,
+                   count_nonzero, dot, foreach, item, logsumexp, max, mean, min, norm, segment_reduce, std,
                    std_mean, sum, var, var_mean)
 
 __all__ = ["CudaError", "MinMax", "ValuesIndices", "all", "amax", "amin", "aminmax", "any",
-           "argmax", "argmin", "count_nonzero", "dot", "item", "logsumexp", "max", "mean", "min",
+           "argmax", "argmin", "count_nonzero", "dot", "foreach", "item", "logsumexp", "max", "mean", "min",
            "norm", "segment_reduce", "std", "std_mean", "sum", "var", "var_mean", "__version__"]

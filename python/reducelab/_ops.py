@@ -402,9 +402,75 @@ def dot(x, y, *, stream=None, out=None):
     return _reduce(_OP["dot"], x, None, False, stream=stream, out=out, y=y)
 
 
-# The many-tensor forms (sum/norm/min/max of a list of tensors in one launch, torch's
-# _foreach_norm) belong here once the C++ API lands: describe each tensor as _reduce does, then
-# one call into the extension (python/src/reducelab_ext.cpp marks where it binds).
+def foreach(reduce, tensors, *, total=False, correction=1.0, ord=2.0, stream=None):
+    """One result per tensor of the list ``tensors`` in one call (two kernels at most, however
+    many tensors), and with ``total=True`` also the op over all of them together: what gradient
+    clipping needs, as ``torch._foreach_norm`` plus the global norm::
+
+        norms, total_norm = reducelab.foreach("norm", [p.grad for p in params], total=True)
+
+    ``reduce`` is the name of an op that reads one array (every op but "dot"); the tensors are
+    contiguous device arrays of one dtype on one device, read flat, of any lengths (empty ones
+    included). Returns a 1-D array of the per-tensor results (a pair of them for argmin/argmax,
+    var_mean, std_mean and aminmax, as :func:`segment_reduce`), and with ``total=True`` a tuple
+    (results, total) where total is a 0-d array (a pair for the pair ops). Dtype rules as
+    :func:`sum`; argmin/argmax give the index within each tensor, and the total's index counts
+    through the tensors in list order. Empty tensors get the empty-segment results of
+    :func:`segment_reduce`, and so does the total of a list of empty tensors.
+    """
+    op = _OP.get(reduce)
+    if op is None:
+        raise ValueError(f"reducelab: unknown reduce {reduce!r}; one of {', '.join(_OP)}")
+    if op.inputs != 1:
+        raise ValueError(f"reducelab: {op.name} reads two arrays; foreach takes one-array ops")
+    tensors = list(tensors)
+    if not tensors:
+        raise ValueError("reducelab: foreach needs at least one tensor (its result dtype and "
+                         "device come from the first)")
+    b, first, (ptr, code, shape, strides, unit, device) = _describe(tensors[0])
+    buf_name, final, _ = _spec(op, code, None)
+    if b.name == "torch":
+        # The common case in one pass of C-level calls: torch tensors of one dtype and device.
+        dtype, dev = first.dtype, first.device
+        for t in tensors:
+            if t.dtype != dtype or t.device != dev or not t.is_contiguous():
+                raise ValueError("reducelab: foreach takes contiguous tensors of one dtype and "
+                                 f"device (first: {dtype} on {dev}); got {t.dtype} on {t.device}"
+                                 f"{'' if t.is_contiguous() else ', not contiguous'}")
+        addresses = [t.data_ptr() for t in tensors]
+        sizes = [t.numel() for t in tensors]
+    else:
+        addresses, sizes = [], []
+        for t in tensors:
+            _, t, (tptr, tcode, tshape, tstrides, tunit, tdevice) = _describe(t)
+            if tcode != code or tdevice != device:
+                raise ValueError("reducelab: foreach takes tensors of one dtype and device")
+            _require_contiguous(tshape, tstrides, tunit, "foreach reads each tensor flat: it "
+                                "must be contiguous")
+            addresses.append(tptr)
+            sizes.append(_count(tshape))
+    s = _stream(b, first, device, stream)
+    ob = _adapt.output_backend() if b is _RAW else b
+    pair = op.result in _PAIRS
+    count = len(tensors)
+    buf = ob.empty((count + 1, 2) if pair else (count + 1,), buf_name, device)
+    base = ob.address(buf)
+    size = _DTYPES[buf_name]["size"] * (2 if pair else 1)  # bytes per result
+    _reducelab.reduce_tensors(op.code, float(correction), float(ord), code, addresses, sizes,
+                              base, base + count * size if total else 0, s, device)
+    results, whole = buf[:count], buf[count]
+    if not pair:
+        results = results if final is None else ob.cast(results, final)
+        whole = whole if final is None else ob.cast(whole, final)
+        return (results, whole) if total else results
+
+    def split(part):
+        first_, second = _split(ob, op, part, final, code)
+        if op.result == "value_index":
+            return second if op.name.startswith("arg") else first_
+        return (first_, second) if op.result == "statistic_pair" else MinMax(first_, second)
+
+    return (split(results), split(whole)) if total else split(results)
 
 
 def segment_reduce(x, reduce, *, segment_size=None, offsets=None, lengths=None, y=None,

@@ -5,6 +5,9 @@ Suites (``--suite``, all by default):
   ``--op sum``; ``--op sum,max`` or ``--dtype f32,f16`` for others).
 - ``axes``: the axis shapes of issue 11 (f32 sum along rows, columns, a middle axis).
 - ``stats``: every statistic at 2^27 f32 (``--stats-n`` to change it) beside sum.
+- ``foreach``: the norms of a list of ``--foreach`` tensors (1000x131072: 1,000 tensors of 2^17
+  f32) and their total, :func:`reducelab.foreach` against what ``torch.nn.utils.clip_grad_norm_``
+  runs (``torch._foreach_norm``, then the norm of the stacked norms); device and host time.
 - ``host``: host time per call at 2^10 without a sync (many calls, time.perf_counter_ns), for
   reducelab, the extension called directly with prepared arguments (the C++ call plus the
   binding), the binding alone (dry run, no CUDA), torch.sum and cupy.sum; and end-to-end to a
@@ -185,6 +188,31 @@ def suite_stats(torch, cupy, timer, args):
     return rows
 
 
+def suite_foreach(torch, cupy, timer, args):
+    count, size = (int(v) for v in args.foreach.split("x"))
+    tensors = [torch.randn(size, device="cuda") for _ in range(count)]
+
+    def ours():
+        return reducelab.foreach("norm", tensors, total=True)
+
+    def theirs():
+        norms = torch._foreach_norm(tensors)
+        return torch.stack(norms), torch.linalg.vector_norm(torch.stack(norms))
+
+    if not _close(torch, ours(), theirs()):
+        raise SystemExit("reducelab.bench: foreach norm disagrees with torch; not timing it")
+    nbytes = 4 * count * size
+    row = {"op": "norm", "tensors": count, "size": size, "reducelab": timer.device_us(ours),
+           "torch": timer.device_us(theirs)}
+    for name in ("reducelab", "torch"):
+        row[name]["gbps"] = nbytes / (row[name]["median_us"] * 1e3)
+    row["speedup_vs_torch"] = row["torch"]["median_us"] / row["reducelab"]["median_us"]
+    row["host_us"] = {"reducelab": host_ns(torch, ours, calls=20, batches=10) / 1e3,
+                      "torch": host_ns(torch, theirs, calls=20, batches=10) / 1e3}
+    _print(row, f"foreach norm + total, {count} x {size} f32")
+    return [row]
+
+
 def suite_host(torch, cupy, args):
     x = torch.randn(1 << 10, device="cuda")
     out = torch.empty((), device="cuda")
@@ -249,8 +277,9 @@ def _meta(torch, cupy):
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m reducelab.bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--suite", default="host,whole,axes,stats",
-                   help="comma-separated: host, whole, axes, stats")
+    p.add_argument("--suite", default="host,whole,axes,stats,foreach",
+                   help="comma-separated: host, whole, axes, stats, foreach")
+    p.add_argument("--foreach", default="1000x131072", help="foreach suite: COUNTxSIZE")
     p.add_argument("--from", dest="from_", type=int, default=10, help="log2 of the first size")
     p.add_argument("--to", type=int, default=30, help="log2 of the last size")
     p.add_argument("--dtype", default="f32", help="whole suite: f32,f64,f16,bf16,i32,i64")
@@ -278,7 +307,8 @@ def main(argv=None):
     suites = {"host": lambda: suite_host(torch, cupy, args),
               "whole": lambda: suite_whole(torch, cupy, timer, args),
               "axes": lambda: suite_axes(torch, cupy, timer, args),
-              "stats": lambda: suite_stats(torch, cupy, timer, args)}
+              "stats": lambda: suite_stats(torch, cupy, timer, args),
+              "foreach": lambda: suite_foreach(torch, cupy, timer, args)}
     for name in args.suite.split(","):
         results[name] = suites[name]()
         if args.json:  # after every suite, so a run cut short keeps what it measured

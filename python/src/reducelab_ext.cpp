@@ -14,6 +14,7 @@
 
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <cuda_runtime_api.h>
 
@@ -22,10 +23,12 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "reducelab/axis.hpp"
 #include "reducelab/reduce.hpp"
 #include "reducelab/segmented.hpp"
+#include "reducelab/tensors.hpp"
 #include "reducelab/version.hpp"
 
 namespace nb = nanobind;
@@ -329,6 +332,29 @@ void reduce_segments_ragged(int op, double correction, double ord, int dtype, st
   }
 }
 
+// A list of tensors (tensors.hpp): their addresses and lengths as two equal-length lists of
+// ints, results to `out` (one per tensor) and, when `total` is not 0, the list's total there.
+void reduce_tensors(int op, double correction, double ord, int dtype,
+                    const std::vector<std::uintptr_t>& addresses,
+                    const std::vector<std::int64_t>& sizes, std::uintptr_t out,
+                    std::uintptr_t total, std::uintptr_t stream, int device) {
+  const reducelab::Reduction r = make_reduction(op, correction, ord);
+  const reducelab::DType dt = make_dtype(dtype);
+  if (addresses.size() != sizes.size())
+    throw nb::value_error("reducelab: as many addresses as sizes");
+  static thread_local std::vector<reducelab::TensorSpan> spans;
+  spans.resize(addresses.size());
+  for (std::size_t i = 0; i < spans.size(); ++i) {
+    if (sizes[i] < 0) throw nb::value_error("reducelab: a negative tensor size");
+    spans[i] = {to_ptr(addresses[i]), static_cast<std::size_t>(sizes[i])};
+  }
+  if (g_dry_run) return;
+  nb::gil_scoped_release release;
+  DeviceGuard guard(device);
+  reducelab::reduce_tensors(r, dt, spans.data(), spans.size(), reinterpret_cast<void*>(out),
+                            reinterpret_cast<void*>(total), to_stream(stream));
+}
+
 // The op and dtype tables (op.hpp's kOps, dtype.hpp's kDTypes), read once by the Python layer so
 // that names, codes, result kinds and the integer rule are written down only in C++.
 nb::dict table() {
@@ -407,8 +433,10 @@ NB_MODULE(_reducelab, m) {
   m.def("reduce_segments_ragged", &reduce_segments_ragged, "op"_a, "correction"_a, "ord"_a,
         "dtype"_a, "x"_a, "y"_a, "num_segments"_a, "offsets"_a, "offsets_itemsize"_a, "out"_a,
         "stream"_a, "device"_a);
-  // The many-tensor forms (sum/norm/min/max of a list of tensors in one call) bind here once the
-  // C++ API lands: one function taking a sequence of (address, n) pairs and an output address.
+  m.def("reduce_tensors", &reduce_tensors, "op"_a, "correction"_a, "ord"_a, "dtype"_a,
+        "addresses"_a, "sizes"_a, "out"_a, "total"_a, "stream"_a, "device"_a,
+        "One result per tensor of a list (device addresses and lengths) into `out`, and the "
+        "list's total into `total` unless it is 0.");
   m.def("table", &table, "The op and dtype tables of the C++ library.");
   m.def("_set_dry_run", [](bool on) { g_dry_run = on; },
         "Test hook: parse every argument but launch nothing (host-overhead measurements).");

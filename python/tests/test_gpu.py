@@ -209,6 +209,39 @@ def test_segment_reduce():
     assert_matches(var, x.view(4, 250).var(1), "f32", 250)
 
 
+@pytest.mark.parametrize("dtype", ["f32", "f16", "f64"])
+def test_foreach_against_torch(dtype):
+    # Lengths of every class (empty, a thread's, a warp's, a block's, several blocks'), shapes
+    # of every rank: each tensor is read flat.
+    tensors = [make(shape, dtype) for shape in [(0,), (3,), (40,), (5000,), (300, 1000), (7, 11, 13)]]
+    flat = TORCH.cat([t.reshape(-1) for t in tensors])
+    norms, total = reducelab.foreach("norm", tensors, total=True)
+    want = TORCH.stack([TORCH.linalg.vector_norm(t.float()) for t in tensors])
+    assert_matches(norms.float(), want, dtype, 300000)
+    assert_matches(total.float(), TORCH.linalg.vector_norm(flat.float()), dtype, flat.numel())
+    assert norms.dtype == tensors[0].dtype
+    sums = reducelab.foreach("sum", tensors)
+    assert_matches(sums, TORCH.stack([t.sum() for t in tensors]), dtype, 300000)
+    idx, whole = reducelab.foreach("argmax", tensors[1:], total=True)
+    assert idx.tolist() == [t.reshape(-1).argmax().item() for t in tensors[1:]]
+    assert whole.item() == flat.argmax().item()
+    maxes, top = reducelab.foreach("max", tensors[1:], total=True)
+    assert maxes.tolist() == [t.max().item() for t in tensors[1:]]
+    assert top.item() == flat.max().item()
+
+
+def test_foreach_rejects_mixed_lists():
+    a, b = make((10,), "f32"), make((10,), "f64")
+    with pytest.raises(ValueError):
+        reducelab.foreach("sum", [a, b])
+    with pytest.raises(ValueError):
+        reducelab.foreach("sum", [a, make((4, 6), "f32").t()])
+    with pytest.raises(ValueError):
+        reducelab.foreach("dot", [a])
+    with pytest.raises(TypeError):
+        reducelab.foreach("sum", [a.cpu()])
+
+
 @pytest.mark.parametrize("op", ["sum", "mean", "amin", "argmax", "count_nonzero", "all",
                                 "var_mean", "aminmax", "norm"])
 def test_item(op):
