@@ -430,15 +430,18 @@ def foreach(reduce, tensors, *, total=False, correction=1.0, ord=2.0, stream=Non
     b, first, (ptr, code, shape, strides, unit, device) = _describe(tensors[0])
     buf_name, final, _ = _spec(op, code, None)
     if b.name == "torch":
-        # The common case in one pass of C-level calls: torch tensors of one dtype and device.
-        dtype, dev = first.dtype, first.device
+        # The common case in one pass of cheap calls (get_device() is an int; .device would
+        # build a torch.device per tensor): torch tensors of one dtype and device.
+        dtype, dev = first.dtype, first.get_device()
+        addresses, sizes = [], []
+        add_address, add_size = addresses.append, sizes.append
         for t in tensors:
-            if t.dtype != dtype or t.device != dev or not t.is_contiguous():
+            if t.dtype is not dtype or t.get_device() != dev or not t.is_contiguous():
                 raise ValueError("reducelab: foreach takes contiguous tensors of one dtype and "
-                                 f"device (first: {dtype} on {dev}); got {t.dtype} on {t.device}"
-                                 f"{'' if t.is_contiguous() else ', not contiguous'}")
-        addresses = [t.data_ptr() for t in tensors]
-        sizes = [t.numel() for t in tensors]
+                                 f"device (first: {dtype} on {first.device}); got {t.dtype} on "
+                                 f"{t.device}{'' if t.is_contiguous() else ', not contiguous'}")
+            add_address(t.data_ptr())
+            add_size(t.numel())
     else:
         addresses, sizes = [], []
         for t in tensors:
