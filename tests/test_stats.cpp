@@ -13,38 +13,13 @@
 
 #include "bench/stats_check.hpp"
 #include "gpu_test.hpp"
+#include "stats_cases.hpp"
 #include "reducelab/reducelab.hpp"
 
 namespace reducelab::test {
 namespace {
 
 using bench::Distribution;
-
-//! Every statistic with the parameters worth covering: both corrections, every ord.
-std::vector<Reduction> statistics_for(DType dtype) {
-  std::vector<Reduction> out;
-  for (Op op : kStatisticOps) {
-    if (!info(op).integers && info(dtype).kind != DTypeKind::floating) continue;
-    if (takes_correction(op)) {
-      out.push_back({op, 1, 2});
-      out.push_back({op, 0, 2});
-    } else if (op == Op::norm) {
-      const double inf = std::numeric_limits<double>::infinity();
-      for (double ord : {2.0, 1.0, 0.0, inf, -inf}) out.push_back(Reduction::norm(ord));
-    } else {
-      out.push_back(op);
-    }
-  }
-  return out;
-}
-
-std::string describe(const Reduction& r) {
-  std::ostringstream out;
-  out << to_string(r.op);
-  if (takes_correction(r.op)) out << "(correction " << r.correction << ")";
-  if (r.op == Op::norm) out << "(ord " << r.ord << ")";
-  return out.str();
-}
 
 template <class T>
 std::vector<T> from_doubles(const std::vector<double>& values) {

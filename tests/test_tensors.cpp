@@ -14,6 +14,7 @@
 
 #include "bench/stats_check.hpp"
 #include "gpu_test.hpp"
+#include "stats_cases.hpp"
 #include "reducelab/reducelab.hpp"
 
 namespace reducelab::test {
@@ -21,30 +22,13 @@ namespace {
 
 using bench::Distribution;
 
-//! Every op that reads one array, with the parameters worth covering.
+//! Every op that reads one array: the core ones and every statistic with its parameters.
 std::vector<Reduction> list_ops_for(DType dtype) {
   std::vector<Reduction> out;
   for (Op op : kCoreOps)
     if (input_arrays(op) == 1) out.push_back(op);
-  for (Op op : kStatisticOps) {
-    if (!takes(op, dtype)) continue;
-    if (takes_correction(op)) {
-      out.push_back(Reduction{op, 0, 2});
-    } else if (op == Op::norm) {
-      const double inf = std::numeric_limits<double>::infinity();
-      for (double ord : {2.0, 1.0, inf}) out.push_back(Reduction::norm(ord));
-    } else {
-      out.push_back(op);
-    }
-  }
+  for (const Reduction& r : statistics_for(dtype)) out.push_back(r);
   return out;
-}
-
-std::string describe(const Reduction& r) {
-  std::ostringstream out;
-  out << to_string(r.op);
-  if (r.op == Op::norm) out << "(ord " << r.ord << ")";
-  return out.str();
 }
 
 //! "" when `raw` is r over x[0, n) with the segmented reduce's rules for n == 0.
