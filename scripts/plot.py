@@ -4,6 +4,7 @@
     python3 scripts/plot.py RESULTS.json --out docs/img [--op sum] [--dtype f32]
                             [--ladder-n N] [--ladder-metric gbps|time] [--prefix h200-]
     python3 scripts/plot.py AXIS-SWEEP.json [--axis-rows ROWS.png] [--axis-columns COLUMNS.png]
+    python3 scripts/plot.py PYTHON-BENCH.json --python-whole WHOLE.png [--op sum] [--dtype f32]
 
 With --out, writes three PNG files into it:
 
@@ -17,6 +18,10 @@ With --out, writes three PNG files into it:
 With --axis-rows / --axis-columns, from the rows of a `reducelab sweep --axis-sweep rows|columns`
 file: GB/s of reducelab and CUB against the row length (2-D shapes reduced along axis 1) or
 against the kept columns (reduced along axis 0), under the same ceilings, to the file given.
+
+With --python-whole, from the ``whole`` suite of a ``python -m reducelab.bench --json`` file:
+GB/s of reducelab, torch and CuPy against N (device time from Python, the same tensors), under
+the theoretical peak when the file records it.
 
 Every number drawn comes from the JSON file; nothing is typed in here. Rows whose status is not
 "ok" are skipped. The module is importable (``main(argv)`` and pure helpers such as
@@ -231,7 +236,8 @@ def ladder_bars(rows, n):
 def ceilings(context):
     """[(label, GB/s)] of the horizontal ceilings: theoretical peak, and the measured
     device-to-device copy when it was measured (0 means not measured, so it is left out)."""
-    out = [(f"theoretical peak {context['peak_gbps']:,.0f} GB/s", float(context["peak_gbps"]))]
+    peak = float(context.get("peak_gbps") or 0)
+    out = [(f"theoretical peak {peak:,.0f} GB/s", peak)] if peak > 0 else []
     copy = float(context.get("copy_gbps") or 0)
     if copy > 0:
         out.append((f"measured D2D copy {copy:,.0f} GB/s (read+write)", copy))
@@ -273,6 +279,36 @@ def footnote(context, source):
         parts.append(f"reducelab {context['reducelab_version']}")
     parts.append(f"source {os.path.basename(source)}")
     return " · ".join(parts)
+
+
+#: The libraries a Python bench row times, as drawn (reducelab styled as the production rows).
+PYTHON_LIBS = (("reducelab", "production"), ("torch", "torch"), ("cupy", "CuPy"))
+
+
+def python_bench_results(doc, where="python bench"):
+    """(context, rows) in this module's schema from the ``whole`` suite of a
+    ``python -m reducelab.bench --json`` document: one row per library and size, status "ok"
+    (the bench checks every result against torch before timing it)."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("meta"), dict) or \
+            not isinstance(doc.get("whole"), list):
+        raise ResultsError(f"{where}: not a python -m reducelab.bench file with a 'whole' suite")
+    meta = doc["meta"]
+    context = {"gpu": meta.get("gpu", "?"), "commit": meta.get("commit", "?"),
+               "date": meta.get("date", "?"), "peak_gbps": meta.get("peak_gbps", 0),
+               "reducelab_version": meta.get("reducelab")}
+    rows = []
+    for i, row in enumerate(doc["whole"]):
+        for lib, kind in PYTHON_LIBS:
+            if lib not in row:
+                continue
+            timed = row[lib]
+            if not all(isinstance(timed.get(k), (int, float)) for k in ("median_us", "gbps")):
+                raise ResultsError(f"{where}: whole[{i}].{lib} lacks median_us or gbps")
+            rows.append({"impl": "CuPy" if lib == "cupy" else lib, "kind": kind,
+                         "op": row["op"], "dtype": row["dtype"], "n": int(row["n"]),
+                         "bytes": timed["gbps"] * timed["median_us"] * 1e3,
+                         "median_us": timed["median_us"], "gbps": timed["gbps"], "status": "ok"})
+    return context, rows
 
 
 def figure_names(prefix=""):
@@ -471,15 +507,20 @@ def parse_args(argv):
                    help="GB/s against row length from a `sweep --axis-sweep rows` file, to this file")
     p.add_argument("--axis-columns", metavar="PNG",
                    help="GB/s against kept columns from a `sweep --axis-sweep columns` file, to this file")
+    p.add_argument("--python-whole", metavar="PNG",
+                   help="GB/s against N of reducelab, torch and CuPy from a `python -m "
+                        "reducelab.bench --json` file, to this file")
     args = p.parse_args(argv)
-    if not (args.out or args.axis_rows or args.axis_columns):
-        p.error("one of --out, --axis-rows and --axis-columns is required")
+    if not (args.out or args.axis_rows or args.axis_columns or args.python_whole):
+        p.error("one of --out, --axis-rows, --axis-columns and --python-whole is required")
     return args
 
 
 def main(argv=None):
     """Writes the figures asked for; returns 0, or 2 after one line on stderr for unusable input."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.python_whole:
+        return _main_python(args)
     try:
         doc = load_results(args.results)
         context, results = doc["context"], doc["results"]
@@ -516,6 +557,40 @@ def main(argv=None):
         return 2
     for path in written:
         print(path)
+    return 0
+
+
+def _main_python(args):
+    """--python-whole: the whole-array figure of a Python bench file."""
+    try:
+        try:
+            with open(args.results, encoding="utf-8") as f:
+                doc = json.load(f)
+        except FileNotFoundError:
+            raise ResultsError(f"{args.results}: no such file") from None
+        except json.JSONDecodeError as e:
+            raise ResultsError(f"{args.results}: not valid JSON: {e.msg} (line {e.lineno})") from None
+        context, results = python_bench_results(doc, args.results)
+        first_op, first_dtype = first_op_dtype(results)
+        op, dtype = args.op or first_op, args.dtype or first_dtype
+        rows = select(results, op, dtype)
+        if not rows:
+            raise ResultsError(f"{args.results}: no whole-array rows for {op} {dtype}")
+        if os.path.dirname(args.python_whole):
+            os.makedirs(os.path.dirname(args.python_whole), exist_ok=True)
+        plot_bandwidth(rows, context, op, dtype, args.python_whole, args.results,
+                       against="against N, from Python (torch and CuPy on the same tensors)",
+                       y_label="GB/s (bytes read / median device time)")
+    except ResultsError as e:
+        print(f"plot.py: error: {e}", file=sys.stderr)
+        return 2
+    except ImportError as e:
+        print(f"plot.py: error: matplotlib is needed to draw ({e})", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"plot.py: error: cannot write {args.python_whole}: {e.strerror or e}", file=sys.stderr)
+        return 2
+    print(args.python_whole)
     return 0
 
 

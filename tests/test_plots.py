@@ -32,6 +32,7 @@ DATA = os.path.join(ROOT, "tests", "data")
 SWEEP = os.path.join(DATA, "sweep_fixture.json")
 BENCH = os.path.join(DATA, "bench_fixture.json")
 AXIS_SWEEP = os.path.join(DATA, "axis_sweep_fixture.json")
+PYTHON_BENCH = os.path.join(DATA, "python_bench_fixture.json")
 sys.path.insert(0, SCRIPTS)
 
 import plot  # noqa: E402
@@ -243,7 +244,30 @@ class AxisSweepPlotTest(TempDirTest):
         proc = subprocess.run([sys.executable, os.path.join(SCRIPTS, "plot.py"), AXIS_SWEEP],
                               capture_output=True, text=True)
         self.assertEqual(proc.returncode, 2)
-        self.assertIn("one of --out, --axis-rows and --axis-columns is required", proc.stderr)
+        self.assertIn("one of --out, --axis-rows, --axis-columns and --python-whole is required",
+                      proc.stderr)
+
+
+class PythonBenchPlotTest(TempDirTest):
+    def test_whole_rows_become_one_series_per_library(self):
+        with open(PYTHON_BENCH, encoding="utf-8") as f:
+            context, rows = plot.python_bench_results(json.load(f))
+        self.assertEqual(context["gpu"], "Fixture GPU")
+        self.assertEqual(plot.implementations(rows), ["reducelab", "CuPy", "torch"])
+        self.assertEqual(plot.sizes(rows), [1024, 1048576, 1073741824])
+        self.assertEqual([r["gbps"] for _, r in plot.series(rows, "torch")], [0.5, 400.0, 4000.0])
+
+    def test_renders_the_figure(self):
+        png = os.path.join(self.tmp, "img", "python-whole.png")
+        rc, stdout, stderr = quiet(plot.main, [PYTHON_BENCH, "--python-whole", png])
+        self.assertEqual(rc, 0, stderr)
+        self.assertEqual(stdout.splitlines(), [png])
+        PlotRenderTest.check_png(self, png)
+
+    def test_a_results_file_is_not_a_python_bench(self):
+        rc, _, stderr = quiet(plot.main, [SWEEP, "--python-whole", os.path.join(self.tmp, "p.png")])
+        self.assertEqual(rc, 2)
+        self.assertIn("not a python -m reducelab.bench file", stderr)
 
 
 class PlotErrorTest(TempDirTest):
