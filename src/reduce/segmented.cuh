@@ -67,18 +67,6 @@ inline constexpr unsigned kFlagsKnown = 0x80000000u;
 //! Threads per block of segment_teams_kernel, and vectors in flight per thread of its teams.
 inline constexpr int kTeamBlock = static_cast<int>(kTeamThreads);
 using TeamConfig = Config<kTeamBlock, 4>;
-//! Vectors in flight per lane when a warp reads one segment: 4, but 8 for the var family, whose
-//! per-vector update (a two-pass mean and a Chan merge with a reciprocal) leaves the loads of a
-//! 4-vector batch uncovered for longer (EXPERIMENT, session 8: var along 131,072 rows of 1,024
-//! floats, 166.5 us at 4 vectors, ncu 63% of stalls on loads at 4 blocks of 256 per SM).
-template <class Traits>
-struct WarpUnroll {
-  static constexpr int value = 4;
-};
-template <class T>
-struct WarpUnroll<MomentsTraits<T>> {
-  static constexpr int value = 8;
-};
 
 //! Where segment s lies in x: [begin, begin + count).
 struct SegmentRange {
@@ -199,8 +187,8 @@ __global__ void __launch_bounds__(kTeamBlock)
     segment_teams_kernel(TeamArgs<typename Traits::Elem> a) {
   using Acc = typename Traits::Acc;
   using ThreadAgent = RangeAgent<Traits, 1, TeamConfig::kUnroll, TeamConfig::kHint, kYVector>;
-  using WarpAgent = RangeAgent<Traits, device::kWarpSize, WarpUnroll<Traits>::value,
-                               TeamConfig::kHint, kYVector>;
+  using WarpAgent =
+      RangeAgent<Traits, device::kWarpSize, TeamConfig::kUnroll, TeamConfig::kHint, kYVector>;
   const unsigned lane = threadIdx.x % device::kWarpSize;
   const std::size_t warp =
       (static_cast<std::size_t>(blockIdx.x) * kTeamBlock + threadIdx.x) / device::kWarpSize;
