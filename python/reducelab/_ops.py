@@ -168,11 +168,18 @@ def _reduce(op, x, dim=None, keepdim=False, want=None, correction=1.0, ord=2.0, 
         result = _check_out(out, op, buf_name, shape_out, device)
         buf = out
     else:
+        shape_buf = shape_out + (2,) if pair else shape_out
         if b is _RAW:
             ob = _adapt.output_backend()
             if device < 0:
                 device = ob.current_device()
-        buf = ob.empty(shape_out + (2,) if pair else shape_out, buf_name, device)
+            buf = ob.empty(shape_buf, buf_name, device)
+        elif b.name == "torch":
+            # On the input's device through the tensor itself: 2.4 us of host time on the H200
+            # machine against 3.1 us for torch.empty with a cached torch.device (efc11bb).
+            buf = x.new_empty(shape_buf, dtype=b.dtypes[buf_name])
+        else:
+            buf = ob.empty(shape_buf, buf_name, device)
         result = ob.address(buf)
     _launch(op.code, correction, ord, code, ptr, yptr, shape, strides, unit, mask, result, s,
             device)
