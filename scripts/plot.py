@@ -333,6 +333,10 @@ def _style(row, index, count):
     """Line/bar style: the ladder fades along a colour map, CUB and reducelab stand out. A second
     CUB row (a newer CCCL's, e.g. "CUB 3.6 fixed") is grey and dotted beside the toolkit's."""
     plt = _pyplot()
+    library = {"torch": {"color": "tab:orange", "linestyle": "--", "marker": "s"},
+               "CuPy": {"color": "tab:green", "linestyle": "-.", "marker": "^"}}.get(row.get("kind"))
+    if library is not None:  # the other libraries of a Python bench
+        return library
     if is_cub(row):
         if row["impl"].upper() != "CUB":
             return {"color": "0.45", "linestyle": ":", "marker": "^"}
