@@ -11,7 +11,9 @@
 # (pip install the package for sm_90 with the machine's torch/CuPy, then python-tests and
 # python-bench), python-tests (pytest python/tests against torch and CuPy, after an install),
 # python-bench (python -m reducelab.bench: host time, whole arrays 2^10..2^30, axis shapes,
-# statistics at 2^27; JSON in python-bench.json). The python steps need no --bin and build nothing
+# statistics at 2^27; JSON in python-bench.json), repro (issue 14: the gpu_to_gpu tests, then the
+# reproducible mode's cost beside the default, sum and dot of the four floating types at
+# 2^10..2^30 in one table per type). The python steps need no --bin and build nothing
 # of the C++ tools.
 # With --bin DIR the binaries come from DIR (built elsewhere and carried); otherwise the script
 # configures and builds the release preset here first.
@@ -65,6 +67,11 @@ for s in "$@"; do
       step tensors tensors.log "$cli" bench --tensors fixed:1000x2^17 --op sum,norm,max,argmax,var --dtype f32 --json "$out/tensors.json" --md "$out/tensors.md"
       step tensors-heavy tensors-heavy.log "$cli" bench --tensors ragged:heavy:2^14:2^13 --op sum,norm --dtype f32,f16 --json "$out/tensors-heavy.json" --md "$out/tensors-heavy.md" ;;
     stats-tests) step stats-tests stats-tests.log "$tests" --gtest_filter='*Statistic*:*EmptyInputsGive*:*TypedSynchronous*:-*Large*' ;;
+    repro)  # issue 14: same bits as the CPU at every grid, block size and offset; then the cost
+      step repro-tests repro-tests.log "$tests" --gtest_filter='*Reproducible*:*OrderFree*:-*Large*'
+      for t in f32 f64 f16 bf16; do
+        step "repro-sweep $t" "repro-sweep-$t.log" "$cli" sweep --from 10 --to 30 --op sum,dot --dtype "$t" --rungs none --determinism gpu_to_gpu --json "$out/repro-sweep-$t.json"
+      done ;;
     tune) step tune tune.log "$tune" ;;
     tune-small) step tune-small tune-small.md "$tune" --small ;;
     sweep) step sweep sweep.log "$cli" sweep --from 10 --to 30 --json "$out/sweep.json" ;;

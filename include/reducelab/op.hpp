@@ -156,6 +156,29 @@ Op parse_op(std::string_view text);
 //! Number of input arrays the op reads (2 for dot).
 constexpr int input_arrays(Op op) { return info(op).inputs; }
 
+//! How far the bits of a floating-point result are promised to repeat. Integer results and
+//! min, max, argmin, argmax, aminmax, count_nonzero, any and all do not depend on the order of
+//! the elements at all, so they are the same bits in both modes, on every GPU.
+enum class Determinism : int {
+  //! The default: the same input at the same offset in a 16-byte line on the same GPU model gives
+  //! the same bits on every call (reduce.hpp's determinism paragraph); another GPU, grid or offset
+  //! may round differently.
+  run_to_run,
+  //! The same bits for the same input values and reducelab version on any GPU, grid, SM count,
+  //! pointer offset and stream, and from the CPU (reproducible.hpp says exactly what is promised,
+  //! which ops and forms take it, and the accuracy).
+  gpu_to_gpu,
+};
+
+//! "run_to_run" or "gpu_to_gpu" ("?" for an invalid value).
+constexpr std::string_view to_string(Determinism d) {
+  switch (d) {
+    case Determinism::run_to_run: return "run_to_run";
+    case Determinism::gpu_to_gpu: return "gpu_to_gpu";
+  }
+  return "?";
+}
+
 //! An op with its parameters: what every runtime-typed entry point (reduce, reduce_axes,
 //! reduce_segments) takes. An Op converts to it implicitly, with the default parameters; the
 //! parameters of the ops that have none are ignored.
@@ -163,6 +186,7 @@ constexpr int input_arrays(Op op) { return info(op).inputs; }
 //!     reducelab::reduce(reducelab::Op::var, ...);               // correction 1, as torch.var
 //!     reducelab::reduce(reducelab::Reduction::var(0), ...);     // the population variance
 //!     reducelab::reduce(reducelab::Reduction::norm(1), ...);    // sum |x|
+//!     reducelab::reduce(reducelab::Reduction(Op::sum).reproducible(), ...);  // gpu_to_gpu
 struct Reduction {
   Op op = Op::sum;
   //! var, std, var_mean, std_mean: the divisor is max(0, n - correction); any value >= 0
@@ -170,6 +194,8 @@ struct Reduction {
   double correction = 1;
   //! norm: 0 (the count of nonzeros), 1, 2, +inf (max |x|) or -inf (min |x|).
   double ord = 2;
+  //! Every op: run_to_run (default) or gpu_to_gpu (reproducible.hpp).
+  Determinism determinism = Determinism::run_to_run;
 
   constexpr Reduction(Op op_ = Op::sum) : op(op_) {}  // NOLINT: implicit on purpose
   constexpr Reduction(Op op_, double correction_, double ord_)
@@ -184,6 +210,15 @@ struct Reduction {
     return {Op::std_mean, correction_, 2};
   }
   static constexpr Reduction norm(double ord_ = 2) { return {Op::norm, 1, ord_}; }
+
+  //! This reduction with determinism `d`, its other parameters kept.
+  constexpr Reduction with(Determinism d) const {
+    Reduction r = *this;
+    r.determinism = d;
+    return r;
+  }
+  //! This reduction in the gpu_to_gpu mode: `Reduction(Op::dot).reproducible()`.
+  constexpr Reduction reproducible() const { return with(Determinism::gpu_to_gpu); }
 };
 
 //! Whether `op` reads `correction` (var, std, var_mean, std_mean).

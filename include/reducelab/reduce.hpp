@@ -46,7 +46,10 @@
 //! input's offset inside a 16-byte line and the GPU model (its SM count and the kernel's
 //! occupancy), with partial results combined in a fixed order. The same input at the same offset
 //! on the same GPU model gives a bitwise identical result on every call, on any stream, from any
-//! thread. Integer results and min/max do not depend on the order at all.
+//! thread. Integer results and min/max do not depend on the order at all. For the same bits on
+//! any GPU, grid and offset, pass a Reduction in the gpu_to_gpu mode
+//! (`Reduction(Op::sum).reproducible()`; reproducible.hpp says what it guarantees and which ops
+//! and forms take it).
 //!
 //! Streams and threads: no temporary storage is passed. The library owns a small workspace per
 //! (device, stream), created on first use and kept until release_workspace(stream) or

@@ -6,6 +6,7 @@
 #include "reducelab/error.hpp"
 #include "reducelab/op.hpp"
 #include "reducelab/reduce.hpp"
+#include "reducelab/reproducible.hpp"
 #include "reducelab/axis.hpp"
 #include "reducelab/segmented.hpp"
 #include "reducelab/tensors.hpp"

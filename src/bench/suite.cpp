@@ -132,6 +132,18 @@ std::vector<Measurement> run_size(const SuiteConfig& config, const DeviceInfo& d
     };
     candidates.push_back({"reducelab", "production", production_name(config.op), call, call});
   }
+  const bool fixed_order = (config.op == Op::sum || config.op == Op::dot || config.op == Op::mean) &&
+                           info(config.dtype).kind == DTypeKind::floating;
+  if (config.gpu_to_gpu && fixed_order) {
+    // The same entry in the gpu_to_gpu mode: its cost is this row over the one above.
+    auto call = [reduction = reduction.reproducible(), dtype = config.dtype, n](
+                    const void* x, const void* y, void* out, cudaStream_t s) {
+      reducelab::reduce(reduction, dtype, x, input_arrays(reduction.op) == 2 ? y : nullptr, n, out,
+                        s);
+    };
+    candidates.push_back({"reducelab gpu_to_gpu", "production", production_name(config.op), call,
+                          call});
+  }
 
   std::vector<Measurement> rows;
   for (std::size_t i = 0; i < candidates.size(); ++i) {

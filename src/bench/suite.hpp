@@ -30,6 +30,9 @@ struct SuiteConfig {
   std::vector<const ladder::Rung*> rungs;  //!< timed only for f32 and the ladder's four ops
   bool cub = true;
   bool production = true;
+  //! Also the production call in the gpu_to_gpu mode (issue 14), in a row of its own beside the
+  //! default one, for the ops that have a fixed order (sum, dot, mean of the floating types).
+  bool gpu_to_gpu = false;
   int reps = 50;
   int warmup = 5;
   bool time = true;  //!< false: run and check each implementation once, no timing (profiling)

@@ -202,6 +202,13 @@ void add_measure_options(CLI::App& command, MeasureOptions& o, unsigned taken) {
       ->capture_default_str();
   command.add_flag("--no-cub", o.no_cub, "leave out the CUB row");
   command.add_flag("--no-production", o.no_production, "leave out the reducelab row");
+  command
+      .add_option("--determinism", o.determinism,
+                  "gpu_to_gpu: also a reducelab row in the reproducible mode (sum, dot, mean of "
+                  "the floating types), beside the default run_to_run one")
+      ->check(CLI::IsMember({std::string(to_string(Determinism::run_to_run)),
+                             std::string(to_string(Determinism::gpu_to_gpu))}))
+      ->capture_default_str();
   if (taken & kTakesTables) {
     command.add_option(kCsvFlag, o.csv, "also write the rows as CSV to this file");
     command.add_option(kJsonFlag, o.json,
@@ -219,6 +226,7 @@ MeasurePlan check_measure_options(const MeasureOptions& o) {
   plan.suite.rungs = parse_rungs(o.rungs);
   plan.suite.cub = !o.no_cub;
   plan.suite.production = !o.no_production;
+  plan.suite.gpu_to_gpu = o.determinism == to_string(Determinism::gpu_to_gpu);
   plan.suite.reps = o.reps;
   plan.suite.warmup = o.warmup;
   plan.suite.seed = o.seed;

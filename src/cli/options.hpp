@@ -53,6 +53,7 @@ struct MeasureOptions {
   int device = 0;
   bool no_cub = false;
   bool no_production = false;
+  std::string determinism{to_string(Determinism::run_to_run)};
   std::string csv;
   std::string json;
   std::string markdown;

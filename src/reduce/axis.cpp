@@ -11,6 +11,7 @@
 #include "common/pointer_check.hpp"
 #include "reduce/axis_plan.hpp"
 #include "reduce/launch.hpp"
+#include "reduce/reproducible.hpp"
 #include "reduce/validate.hpp"
 #include "reduce/workspace.hpp"
 
@@ -112,6 +113,7 @@ void reduce_axes(Reduction r, DType dtype, const void* d_x, const void* d_y, con
   using namespace detail;
   const Op op = r.op;
   require_valid_op(r, dtype, d_y);
+  require_determinism(r, dtype, "reduce_axes");
   const bool positions_matter = info(op).result == ResultKind::value_index;
   const AxisView view = canonicalize_axes(x, axes, out, positions_matter);
   const AxisPath path = plan_path(view);

@@ -10,6 +10,7 @@
 #include "common/driver_api.hpp"
 #include "common/pointer_check.hpp"
 #include "reduce/launch.hpp"
+#include "reduce/reproducible.hpp"
 #include "reduce/validate.hpp"
 #include "reduce/workspace.hpp"
 #include "reducelab/reduce.hpp"
@@ -62,6 +63,7 @@ namespace {
 
 void require_valid_call(const Reduction& r, DType dtype, const void* d_y, std::size_t n) {
   require_valid_op(r, dtype, d_y);
+  require_determinism(r, dtype, "reduce");
   if (n == 0 && info(r.op).empty == EmptyRule::error)
     reject(std::string(info(r.op).name) + " of an empty input (n = 0) is undefined");
   if (n == 0 && r.op == Op::norm && std::isinf(r.ord))
@@ -77,8 +79,19 @@ bool zero_without_launch(Op op, std::size_t n) {
 void launch_validated(const Reduction& r, DType dtype, const void* d_x, const void* d_y,
                       std::size_t n, void* d_out, const WorkspaceView& workspace,
                       cudaStream_t stream) {
+  // gpu_to_gpu: the fixed order where the order matters (reproducible.hpp); an empty mean reads
+  // nothing, so its NaN is order-free.
+  const bool fixed_order = r.determinism == Determinism::gpu_to_gpu && n > 0 &&
+                           !order_free(r, dtype) && has_fixed_order(r, dtype);
   dispatch_dtype(dtype, [&](auto value) {
     using T = decltype(value);
+    if constexpr (is_floating_v<T>) {
+      if (fixed_order) {
+        launch_reproducible<T>(r, static_cast<const T*>(d_x), static_cast<const T*>(d_y), n,
+                               d_out, workspace, stream);
+        return;
+      }
+    }
     launch_typed<T>(r, static_cast<const T*>(d_x), static_cast<const T*>(d_y), n, d_out,
                     workspace, stream);
   });

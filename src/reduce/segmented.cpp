@@ -11,6 +11,7 @@
 #include "common/driver_api.hpp"
 #include "common/pointer_check.hpp"
 #include "reduce/launch.hpp"
+#include "reduce/reproducible.hpp"
 #include "reduce/validate.hpp"
 #include "reduce/workspace.hpp"
 
@@ -23,6 +24,7 @@ void reduce_ragged(const Reduction& r, DType dtype, const void* d_x, const void*
                    const Offset* d_offsets, void* d_out, cudaStream_t stream) {
   const Op op = r.op;
   require_valid_op(r, dtype, d_y);
+  require_determinism(r, dtype, "reduce_segments");
   if (num_segments == 0) return;
   if (num_segments == std::numeric_limits<std::size_t>::max())
     throw Error(ErrorCode::invalid_argument, "num_segments + 1 offsets overflow");
@@ -52,6 +54,7 @@ void reduce_segments(Reduction r, DType dtype, const void* d_x, const void* d_y,
   using namespace detail;
   const Op op = r.op;
   require_valid_op(r, dtype, d_y);
+  require_determinism(r, dtype, "reduce_segments");
   if (num_segments == 0) return;
   const std::size_t max_elements = std::numeric_limits<std::size_t>::max() / size_of(dtype);
   if (segment_size > max_elements / num_segments)

@@ -12,6 +12,7 @@
 #include "common/driver_api.hpp"
 #include "common/pointer_check.hpp"
 #include "reduce/launch.hpp"
+#include "reduce/reproducible.hpp"
 #include "reduce/segment_plan.hpp"
 #include "reduce/tensor_table.hpp"
 #include "reduce/validate.hpp"
@@ -23,6 +24,7 @@ void reduce_tensors(Reduction r, DType dtype, const TensorSpan* tensors, std::si
                     void* d_out, void* d_total, cudaStream_t stream) {
   using namespace detail;
   require_valid_op(r, dtype, nullptr);
+  require_determinism(r, dtype, "reduce_tensors");
   if (info(r.op).inputs != 1)
     reject(std::string(info(r.op).name) +
            " reads two arrays; a list of tensors takes the ops that read one");

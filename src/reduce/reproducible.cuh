@@ -1,0 +1,346 @@
+#pragma once
+// The gpu_to_gpu (reproducible) sum, dot and mean of the floating types: the fixed order of
+// reproducible_plan.hpp, computed by warps. Every choice below that depends on the GPU (the grid,
+// the block size, which warp takes which tile, which block folds) changes who adds, never what
+// is added to what, so the bits do not depend on it.
+//
+// - A warp reduces one tile at a time (tiles dealt round-robin over every warp of the grid): lane
+//   r loads the 16-byte vectors r, r + 32, ... of the tile's aligned span, so each of its kC
+//   accumulators is one lane of the order, summed sequentially; the head of a span that does not
+//   start on a 16-byte boundary is the previous tile's and is masked to -0 (the extra vector at
+//   the end brings the lanes that were masked). Tiles whose span would read outside [0, n) (the
+//   first one of an offset pointer, the last one) take the same order with scalar loads.
+// - The warp moves the lanes to their places in index space (a rotation by the pointer's offset
+//   in its 16-byte line, by shuffles), adds them in the complete tree of adjacent pairs (in the
+//   thread, then __shfl_xor over 1, 2, 4, 8, 16), and its lane 0 stores the tile's partial.
+// - The tile partials fold in two levels of the same tree: the warp that stores the last
+//   partial of a group of kGroupTiles tiles (a ticket per group) folds the group, and the warp
+//   that stores the last group partial folds the groups and writes the result. A grid of one
+//   block uses barriers instead of tickets.
+//
+// Additions and products are __fadd_rn / __dadd_rn / __fmul_rn / __dmul_rn: never contracted
+// into a fused multiply-add, so the CPU (reproducible_cpu.cpp, -ffp-contract=off) gets the same
+// bits.
+//
+// Cost, predicted (docs/notebook/reproducible.md): the bytes are the default kernel's (each input
+// read once, 16-byte loads, same 4 vectors in flight per thread); per vector the same kC adds
+// (sequential instead of a pairwise tree inside the vector). Per tile of 32 x K vectors a warp
+// adds a rotation (kC shuffles and selects, only for an offset pointer), kC - 1 + 5 adds and 5
+// shuffles, one store and one atomic ticket: at 2^24 f32 (K = 4) about 12% more instructions than
+// the default's loop, at 2^30 (K = 256) under 1%. The kernel is memory-bound at both (about 8 B of
+// input per issued instruction slot even at K = 4), so the prediction is within 2% of the default
+// at 2^24..2^30, and +0.5..1 us at 2^14..2^20 for the second fold level (the group tickets).
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cuda/atomic>
+#include <utility>
+
+#include "device/vector_load.cuh"
+#include "reduce/grid_step.cuh"
+#include "reduce/reproducible_plan.hpp"
+#include "reduce/traits.cuh"
+
+namespace reducelab::detail::repro {
+
+inline constexpr unsigned kFullMask = 0xffffffffu;
+
+// IEEE round-to-nearest operations that the compiler may not contract.
+__device__ __forceinline__ float add(float a, float b) { return __fadd_rn(a, b); }
+__device__ __forceinline__ double add(double a, double b) { return __dadd_rn(a, b); }
+__device__ __forceinline__ float mul(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ double mul(double a, double b) { return __dmul_rn(a, b); }
+__device__ __forceinline__ float divide(float a, float b) { return __fdiv_rn(a, b); }
+__device__ __forceinline__ double divide(double a, double b) { return __ddiv_rn(a, b); }
+__device__ __forceinline__ float canonical_nan(float) { return __int_as_float(0x7fffffff); }
+__device__ __forceinline__ double canonical_nan(double) {
+  return __longlong_as_double(0x7fffffffffffffffLL);
+}
+
+template <class T>
+struct ReproArgs {
+  const T* x;
+  const T* y;               // dot only
+  std::uint64_t n;
+  std::uint64_t steps;      // K
+  std::uint64_t tiles;
+  unsigned groups;
+  unsigned offset;          // x's element offset in its 16-byte line
+  void* out;
+  void* partials;           // kMaxTiles tile partials, then kMaxGroups group partials
+  unsigned* counter;        // zero on entry, zero again on exit
+  unsigned* group_counters; // kMaxGroups of them, the same
+  Finish finish;            // sum, dot or mean
+};
+
+// f(x): the element widened, or the rounded product (dot).
+template <class A, int kInputs, class T>
+__device__ __forceinline__ A term(T x, T y) {
+  if constexpr (kInputs == 2) {
+    return mul(widen<A>(x), widen<A>(y));
+  } else {
+    return widen<A>(x);
+  }
+}
+
+// Lane r holds, in acc[j], lane (kC r + j - offset) mod P of the order; afterwards acc[j] is lane
+// kC r + j. kO is the offset.
+template <int kO, int kC, class A>
+__device__ __forceinline__ void rotate_by(A (&acc)[kC], unsigned lane) {
+  A out[kC];
+#pragma unroll
+  for (int j = 0; j < kC; ++j) {
+    if (j + kO < kC) {
+      out[j] = acc[j + kO];
+    } else {
+      out[j] = __shfl_sync(kFullMask, acc[j + kO - kC], (lane + 1) & 31);
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < kC; ++j) acc[j] = out[j];
+}
+
+template <int kC, class A, int... kO>
+__device__ __forceinline__ void rotate(A (&acc)[kC], unsigned offset, unsigned lane,
+                                       std::integer_sequence<int, kO...>) {
+  ((offset == static_cast<unsigned>(kO) + 1 ? rotate_by<kO + 1>(acc, lane) : void()), ...);
+}
+
+// The complete tree of adjacent pairs over v[0, kN) in the thread.
+template <int kN, class A>
+__device__ __forceinline__ A thread_tree(A (&v)[kN]) {
+#pragma unroll
+  for (int w = 1; w < kN; w *= 2) {
+#pragma unroll
+    for (int j = 0; j < kN; j += 2 * w) v[j] = add(v[j], v[j + w]);
+  }
+  return v[0];
+}
+
+// The complete tree of adjacent pairs over the 32 lanes' values; every lane gets the result
+// (lane 0 adds left + right at every level, as the order says; the others the same two values
+// the other way round, the same bits).
+template <class A>
+__device__ __forceinline__ A warp_tree(A s) {
+#pragma unroll
+  for (int m = 1; m < 32; m *= 2) s = add(s, __shfl_xor_sync(kFullMask, s, m));
+  return s;
+}
+
+template <int kN, class A>
+__device__ __forceinline__ A tree(A (&v)[kN]) {
+  return warp_tree(thread_tree(v));
+}
+
+// The partial of tile t, in every lane of the warp.
+template <class T, class A, int kInputs, bool kYVector>
+__device__ __forceinline__ A tile_partial(const ReproArgs<T>& a, std::uint64_t t, unsigned lane) {
+  constexpr int kC = 16 / static_cast<int>(sizeof(T));
+  constexpr int kUnroll = 4;  // vectors in flight per thread and array, as the default kernel
+  static_assert(kMinSteps % kUnroll == 0, "a tile is whole batches");
+  const std::uint64_t tile = a.steps * 32 * kC;
+  const std::uint64_t first = t * tile;
+  const unsigned o = a.offset;
+  A acc[kC];
+#pragma unroll
+  for (int j = 0; j < kC; ++j) acc[j] = -A(0);
+
+  const bool interior = (o == 0 || t > 0) && first + tile + (o != 0 ? kC - o : 0) <= a.n;
+  if (interior) {
+    // The aligned span: lane's vector k starts at element first + (lane + 32 k) kC - o.
+    const T* xs = a.x + first - o;
+    const T* ys = kInputs == 2 ? a.y + first - o : nullptr;
+    auto use = [&](std::uint64_t k, const uint4& raw_x, const uint4& raw_y, int from) {
+      const device::Vec16<T> vx = device::Vec16<T>::from(raw_x);
+      device::Vec16<T> vy{};
+      if constexpr (kInputs == 2 && kYVector) {
+        vy = device::Vec16<T>::from(raw_y);
+      } else if constexpr (kInputs == 2) {
+#pragma unroll
+        for (int j = 0; j < kC; ++j)
+          if (j >= from) vy.element[j] = ys[(lane + 32 * k) * kC + j];
+      }
+#pragma unroll
+      for (int j = 0; j < kC; ++j) {
+        const A value = term<A, kInputs>(vx.element[j], vy.element[j]);
+        acc[j] = add(acc[j], j >= from ? value : -A(0));  // adding -0 changes nothing
+      }
+    };
+    for (std::uint64_t k = 0; k < a.steps; k += kUnroll) {
+      uint4 rx[kUnroll];
+      uint4 ry[kInputs == 2 && kYVector ? kUnroll : 1];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        rx[u] = device::load16<device::LoadHint::no_alloc>(xs + (lane + 32 * (k + u)) * kC);
+        if constexpr (kInputs == 2 && kYVector)
+          ry[u] = device::load16<device::LoadHint::no_alloc>(ys + (lane + 32 * (k + u)) * kC);
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        // The head of the span (lane 0's first o elements) is the previous tile's.
+        const int from = (k + u == 0 && lane == 0) ? static_cast<int>(o) : 0;
+        use(k + u, rx[u], ry[kInputs == 2 && kYVector ? u : 0], from);
+      }
+    }
+    if (o != 0 && lane == 0) {
+      // The vector after the span: its first o elements are the tile's last, lanes P - o ...
+      const std::uint64_t k = a.steps;
+      const uint4 rx = device::load16<device::LoadHint::no_alloc>(xs + 32 * k * kC);
+      uint4 ry{};
+      if constexpr (kInputs == 2 && kYVector)
+        ry = device::load16<device::LoadHint::no_alloc>(ys + 32 * k * kC);
+      const device::Vec16<T> vx = device::Vec16<T>::from(rx);
+      device::Vec16<T> vy{};
+      if constexpr (kInputs == 2 && kYVector) {
+        vy = device::Vec16<T>::from(ry);
+      }
+#pragma unroll
+      for (int j = 0; j < kC; ++j) {
+        if (j < static_cast<int>(o)) {
+          if constexpr (kInputs == 2 && !kYVector) vy.element[j] = ys[32 * k * kC + j];
+          acc[j] = add(acc[j], term<A, kInputs>(vx.element[j], vy.element[j]));
+        }
+      }
+    }
+  } else {
+    // The same order element by element, for the tiles whose span leaves [0, n): batches of
+    // 16 elements per thread, every load of a batch issued before its first add.
+    constexpr int kBatch = 16 / kC;
+    const std::uint64_t end = first + tile < a.n ? first + tile : a.n;
+    for (std::uint64_t k = 0; k <= a.steps; k += kBatch) {
+      A value[kBatch][kC];
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+#pragma unroll
+        for (int j = 0; j < kC; ++j) {
+          const std::uint64_t shifted = first + (lane + 32 * (k + u)) * kC + j;  // i + o
+          const std::uint64_t i = shifted - o;
+          value[u][j] = shifted >= first + o && shifted < end + o
+                            ? term<A, kInputs>(a.x[i], kInputs == 2 ? a.y[i] : T{})
+                            : -A(0);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+#pragma unroll
+        for (int j = 0; j < kC; ++j) acc[j] = add(acc[j], value[u][j]);
+      }
+    }
+  }
+  if (o != 0) rotate<kC>(acc, o, lane, std::make_integer_sequence<int, kC - 1>{});
+  return tree(acc);
+}
+
+// The fold of partials[0, count) (count <= 32 kPer) in the complete tree of adjacent pairs,
+// padded with -0: lane r takes kPer consecutive partials, loaded and added 8 at a time (the tree
+// of 8-leaf subtrees is the same tree) to keep the registers of the tile loop's. In every lane.
+template <int kPer, class A>
+__device__ __forceinline__ A fold(const A* partials, unsigned count, unsigned lane) {
+  constexpr int kChunk = kPer < 8 ? kPer : 8;
+  A part[kPer / kChunk];
+#pragma unroll
+  for (int c = 0; c < kPer / kChunk; ++c) {
+    A v[kChunk];
+#pragma unroll
+    for (int j = 0; j < kChunk; ++j) {
+      const unsigned index = lane * kPer + c * kChunk + j;
+      v[j] = index < count ? load_partial(partials + index) : -A(0);
+    }
+    part[c] = thread_tree(v);
+  }
+  return tree(part);
+}
+
+// The ticket of a warp among `members`: lane 0's acquire-release add publishes what lane 0
+// stored before it; true in the warp that took the last ticket (then every lane may read what
+// the other members published: lane 0's acquire, then the warp barrier).
+__device__ __forceinline__ bool warp_ticket(unsigned* counter_word, unsigned members,
+                                            unsigned lane) {
+  unsigned last = 0;
+  if (lane == 0) {
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(*counter_word);
+    last = counter.fetch_add(1u, cuda::memory_order_acq_rel) == members - 1 ? 1u : 0u;
+  }
+  last = __shfl_sync(kFullMask, last, 0);
+  __syncwarp();
+  return last != 0;
+}
+
+__device__ __forceinline__ void reset(unsigned* counter_word) {
+  cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*counter_word)
+      .store(0u, cuda::memory_order_relaxed);
+}
+
+template <class A, class T>
+__device__ __forceinline__ void store_result(const ReproArgs<T>& a, A total) {
+  if (a.finish.op == Op::mean) total = divide(total, static_cast<A>(a.n));
+  if (total != total) total = canonical_nan(total);
+  put<A>(a.out, 0, total);
+}
+
+template <class T, int kInputs, int kBlock, bool kYVector>
+__global__ void __launch_bounds__(kBlock, 1536 / kBlock) reproducible_kernel(ReproArgs<T> a) {
+  using A = sum_t<T>;
+  constexpr unsigned kWarps = kBlock / 32;
+  const unsigned lane = threadIdx.x & 31;
+  const unsigned warp = threadIdx.x / 32;
+  A* tile_slots = static_cast<A*>(a.partials);
+  A* group_slots = tile_slots + kMaxTiles;
+  auto group_size = [&](std::uint64_t g) {
+    const std::uint64_t left = a.tiles - g * kGroupTiles;
+    return static_cast<unsigned>(left < kGroupTiles ? left : kGroupTiles);
+  };
+
+  if (gridDim.x == 1) {
+    // One block: barriers instead of tickets.
+    for (std::uint64_t t = warp; t < a.tiles; t += kWarps) {
+      const A partial = tile_partial<T, A, kInputs, kYVector>(a, t, lane);
+      if (lane == 0) tile_slots[t] = partial;
+    }
+    __syncthreads();
+    for (unsigned g = warp; g < a.groups; g += kWarps) {
+      const A partial = fold<kGroupTiles / 32>(tile_slots + g * kGroupTiles, group_size(g), lane);
+      if (lane == 0) {
+        if (a.groups == 1) {
+          store_result(a, partial);
+        } else {
+          group_slots[g] = partial;
+        }
+      }
+    }
+    if (a.groups == 1) return;
+    __syncthreads();
+    if (warp == 0) {
+      const A total = fold<1>(group_slots, a.groups, lane);
+      if (lane == 0) store_result(a, total);
+    }
+    return;
+  }
+
+  const std::uint64_t warps = static_cast<std::uint64_t>(gridDim.x) * kWarps;
+  for (std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * kWarps + warp; t < a.tiles;
+       t += warps) {
+    const A partial = tile_partial<T, A, kInputs, kYVector>(a, t, lane);
+    if (lane == 0) tile_slots[t] = partial;
+    const std::uint64_t g = t / kGroupTiles;
+    if (!warp_ticket(a.group_counters + g, group_size(g), lane)) continue;
+    const A group = fold<kGroupTiles / 32>(tile_slots + g * kGroupTiles, group_size(g), lane);
+    if (lane == 0) reset(a.group_counters + g);
+    if (a.groups == 1) {
+      if (lane == 0) store_result(a, group);
+      continue;
+    }
+    if (lane == 0) group_slots[g] = group;
+    if (!warp_ticket(a.counter, a.groups, lane)) continue;
+    const A total = fold<1>(group_slots, a.groups, lane);
+    if (lane == 0) {
+      reset(a.counter);
+      store_result(a, total);
+    }
+  }
+}
+
+}  // namespace reducelab::detail::repro

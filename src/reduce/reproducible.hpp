@@ -1,0 +1,44 @@
+#pragma once
+// The gpu_to_gpu mode's launcher (reproducible.cu) and its test hook. The order it computes is
+// in reproducible_plan.hpp; the kernel in reproducible.cuh.
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+#include "reduce/workspace.hpp"
+#include "reducelab/dtype.hpp"
+#include "reducelab/op.hpp"
+
+namespace reducelab::detail {
+
+//! Whether `r` on `dtype` gives the same bits whatever the order of its elements: every op on
+//! the integer types (exact, wrapping sums), and min, max, argmin, argmax, aminmax,
+//! count_nonzero, any, all and norm of ord 0, inf and -inf on every type. Such calls take the
+//! default kernels in the gpu_to_gpu mode too.
+bool order_free(const Reduction& r, DType dtype);
+
+//! Whether the whole-array reduce has a fixed-order kernel for `r` on `dtype`: sum, dot and mean
+//! of f32, f64, f16 and bf16.
+bool has_fixed_order(const Reduction& r, DType dtype);
+
+//! Throws reducelab::Error when `r` asks for gpu_to_gpu and `form` ("reduce", "reduce_axes",
+//! "reduce_segments", "reduce_tensors") cannot give it for `r` on `dtype`.
+void require_determinism(const Reduction& r, DType dtype, const char* form);
+
+//! Launches the fixed-order sum, dot or mean (r.op) of x[0, n) (and y) of floating T, n >= 1.
+template <class T>
+void launch_reproducible(const Reduction& r, const T* x, const T* y, std::size_t n, void* d_out,
+                         const WorkspaceView& workspace, cudaStream_t stream);
+
+//! For tests only: a grid and a block size the fixed-order kernel uses instead of its own
+//! (0: the library's choice; block: 128, 256 or 512). Not thread-safe; the results must not
+//! change with it (that is what the tests check).
+struct ReproducibleLaunch {
+  unsigned grid = 0;
+  int block = 0;
+};
+void set_reproducible_launch(ReproducibleLaunch launch);
+ReproducibleLaunch reproducible_launch();
+
+}  // namespace reducelab::detail

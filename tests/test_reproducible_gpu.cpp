@@ -1,0 +1,229 @@
+// The gpu_to_gpu mode on the GPU (issue 14): the same bits as the CPU function
+// (reproducible_reduce_cpu), whatever the grid (forced to 1, 7, 132 and 8,192 blocks through the
+// test hook), the block size (128, 256, 512), the offset of the pointers (0..15 elements) and
+// the stream; adversarial inputs; the order-free ops give the same bits in both modes and at
+// every grid; the forms without a fixed order yet throw.
+
+#include <gtest/gtest.h>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "gpu_test.hpp"
+#include "reduce/reproducible.hpp"
+#include "reducelab/reducelab.hpp"
+
+namespace reducelab::test {
+namespace {
+
+template <class T>
+T make(double v) {
+  if constexpr (std::is_same_v<T, __half>) {
+    return __double2half(v);
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return __double2bfloat16(v);
+  } else {
+    return static_cast<T>(v);
+  }
+}
+
+enum class Input { normal, alternating, cancellation, subnormal };
+
+template <class T>
+std::vector<T> input(Input kind, std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  const bool half = sizeof(T) == 2;
+  std::vector<T> x(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    double v = normal(rng);
+    if (kind == Input::alternating) v = i % 2 == 0 ? (half ? 1e4 : 1e8) : 1.0;
+    if (kind == Input::cancellation) v = (i % 2 == 0 ? 1 : -1) * (half ? 1e3 : 1e7) + 1e-3 * v;
+    if (kind == Input::subnormal)
+      v *= half ? std::ldexp(1.0, -20) : (sizeof(T) == 4 ? std::ldexp(1.0, -140) : std::ldexp(1.0, -1060));
+    x[i] = make<T>(v);
+  }
+  return x;
+}
+
+template <class R>
+std::uint64_t bits(const R& v) {
+  std::uint64_t out = 0;
+  std::memcpy(&out, &v, sizeof(R));
+  return out;
+}
+
+// Restores the library's own launch when a test ends.
+struct ForcedLaunch {
+  ForcedLaunch(unsigned grid, int block) { detail::set_reproducible_launch({grid, block}); }
+  ~ForcedLaunch() { detail::set_reproducible_launch({}); }
+};
+
+template <class T>
+sum_t<T> gpu(Op op, const DeviceBuffer<T>& x, std::size_t x_offset, const DeviceBuffer<T>* y,
+             std::size_t y_offset, std::size_t n, cudaStream_t stream = nullptr) {
+  sum_t<T> out{};
+  reduce_to_host(Reduction(op).reproducible(), dtype_of<T>::value, x.data() + x_offset,
+                 y != nullptr ? y->data() + y_offset : nullptr, n, &out, stream);
+  return out;
+}
+
+template <class T>
+class ReproducibleGpu : public GpuTest {};
+using FloatTypes = ::testing::Types<float, double, __half, __nv_bfloat16>;
+TYPED_TEST_SUITE(ReproducibleGpu, FloatTypes);
+
+const std::size_t kSizes[] = {1, 31, 33, 127, 129, 1000, 4097, 65537, (std::size_t{1} << 20) + 3,
+                              (std::size_t{1} << 22) + 5};
+
+TYPED_TEST(ReproducibleGpu, SameBitsAsTheCpuAtEveryOffset) {
+  using T = TypeParam;
+  for (Input kind : {Input::normal, Input::alternating, Input::cancellation, Input::subnormal}) {
+    for (std::size_t n : kSizes) {
+      const std::vector<T> hx = input<T>(kind, n, kSeed + n);
+      const std::vector<T> hy = input<T>(Input::normal, n, kSeed + 3 * n);
+      const auto want_sum = reproducible_sum_cpu(hx.data(), n);
+      const auto want_dot = reproducible_dot_cpu(hx.data(), hy.data(), n);
+      for (std::size_t offset = 0; offset < 16; ++offset) {
+        const DeviceBuffer<T> dx = upload(hx, offset);
+        const DeviceBuffer<T> dy = upload(hy, (offset * 7) % 16);  // y at another offset too
+        const DeviceBuffer<T> dy_same = upload(hy, offset);
+        EXPECT_EQ(bits(gpu(Op::sum, dx, offset, static_cast<const DeviceBuffer<T>*>(nullptr), 0, n)),
+                  bits(want_sum))
+            << "seed " << kSeed << " kind " << static_cast<int>(kind) << " n " << n << " offset "
+            << offset;
+        EXPECT_EQ(bits(gpu(Op::dot, dx, offset, &dy, (offset * 7) % 16, n)), bits(want_dot))
+            << "dot, y at another offset: kind " << static_cast<int>(kind) << " n " << n
+            << " offset " << offset;
+        EXPECT_EQ(bits(gpu(Op::dot, dx, offset, &dy_same, offset, n)), bits(want_dot))
+            << "dot, y at the same offset: kind " << static_cast<int>(kind) << " n " << n
+            << " offset " << offset;
+      }
+    }
+  }
+}
+
+TYPED_TEST(ReproducibleGpu, SameBitsOnEveryGridAndBlockSize) {
+  using T = TypeParam;
+  for (std::size_t n : {std::size_t{1000}, std::size_t{65537}, (std::size_t{1} << 22) + 5,
+                        (std::size_t{1} << 25) + 3}) {
+    const std::vector<T> hx = input<T>(Input::normal, n, kSeed + n);
+    const std::vector<T> hy = input<T>(Input::cancellation, n, kSeed + 5 * n);
+    const auto want_sum = reproducible_sum_cpu(hx.data(), n);
+    const auto want_dot = reproducible_dot_cpu(hx.data(), hy.data(), n);
+    for (std::size_t offset : {std::size_t{0}, std::size_t{3}}) {
+      const DeviceBuffer<T> dx = upload(hx, offset);
+      const DeviceBuffer<T> dy = upload(hy, offset);
+      for (unsigned grid : {0u, 1u, 7u, 132u, 8192u}) {
+        for (int block : {128, 256, 512}) {
+          const ForcedLaunch forced(grid, block);
+          EXPECT_EQ(bits(gpu(Op::sum, dx, offset, static_cast<const DeviceBuffer<T>*>(nullptr), 0, n)),
+                    bits(want_sum))
+              << "n " << n << " offset " << offset << " grid " << grid << " block " << block;
+          EXPECT_EQ(bits(gpu(Op::dot, dx, offset, &dy, offset, n)), bits(want_dot))
+              << "dot n " << n << " offset " << offset << " grid " << grid << " block " << block;
+        }
+      }
+    }
+  }
+}
+
+TYPED_TEST(ReproducibleGpu, StreamOrderedAndOtherStreams) {
+  using T = TypeParam;
+  const std::size_t n = (std::size_t{1} << 20) + 7;
+  const std::vector<T> hx = input<T>(Input::normal, n, kSeed);
+  const DeviceBuffer<T> dx = upload(hx);
+  const auto want = reproducible_sum_cpu(hx.data(), n);
+  cudaStream_t stream = nullptr;
+  REDUCELAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  for (int call = 0; call < 3; ++call) {
+    const std::vector<unsigned char> out = poisoned_output(sizeof(sum_t<T>), [&](void* d_out) {
+      reduce(Reduction(Op::sum).reproducible(), dtype_of<T>::value, dx.data(), nullptr, n, d_out,
+             stream);
+      REDUCELAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+    });
+    sum_t<T> got{};
+    std::memcpy(&got, out.data(), sizeof(got));
+    EXPECT_EQ(bits(got), bits(want)) << "call " << call;
+  }
+  release_workspace(stream);
+  REDUCELAB_CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
+TYPED_TEST(ReproducibleGpu, MeanIsTheSumOverN) {
+  using T = TypeParam;
+  for (std::size_t n : {std::size_t{1}, std::size_t{4097}, (std::size_t{1} << 21) + 1}) {
+    const std::vector<T> hx = input<T>(Input::normal, n, kSeed + n);
+    const DeviceBuffer<T> dx = upload(hx, 5);
+    stat_t<T> got{};
+    reduce_to_host(Reduction(Op::mean).reproducible(), dtype_of<T>::value, dx.data() + 5, nullptr,
+                   n, &got);
+    EXPECT_EQ(bits(got), bits(reproducible_mean_cpu(hx.data(), n))) << "n " << n;
+  }
+}
+
+TEST_F(GpuTest, ReproducibleSpecialValues) {
+  std::vector<float> h(5000, -0.0f);
+  DeviceBuffer<float> d = upload(h, 1);
+  EXPECT_EQ(bits(reducelab::test::gpu<float>(Op::sum, d, 1, nullptr, 0, h.size())), bits(-0.0f));
+  h[4001] = std::nanf("");
+  d = upload(h, 1);
+  EXPECT_EQ(bits(reducelab::test::gpu<float>(Op::sum, d, 1, nullptr, 0, h.size())),
+            std::uint64_t{0x7fffffff});
+}
+
+// Integer ops and min/max/argmin/argmax: the order does not matter, so the default kernels run in
+// both modes and any grid gives the same bits.
+TEST_F(GpuTest, OrderFreeOpsAreTheSameInBothModesAndGrids) {
+  const std::size_t n = (std::size_t{1} << 22) + 3;
+  std::mt19937_64 rng(kSeed);
+  std::vector<std::int32_t> hi(n);
+  for (auto& v : hi) v = static_cast<std::int32_t>(rng());
+  std::vector<float> hf = input<float>(Input::normal, n, kSeed);
+  const DeviceBuffer<std::int32_t> di = upload(hi, 1);
+  const DeviceBuffer<float> df = upload(hf, 1);
+  for (Op op : {Op::sum, Op::min, Op::max, Op::argmin, Op::argmax, Op::count_nonzero,
+                Op::aminmax, Op::dot}) {
+    std::vector<unsigned char> first;
+    for (unsigned grid : {0u, 1u, 7u, 8192u}) {
+      const ForcedLaunch forced(grid, 256);
+      for (Determinism mode : {Determinism::run_to_run, Determinism::gpu_to_gpu}) {
+        std::vector<unsigned char> out(result_size(op, DType::i32));
+        reduce_to_host(Reduction(op).with(mode), DType::i32, di.data() + 1,
+                       op == Op::dot ? di.data() + 1 : nullptr, n, out.data());
+        if (first.empty()) first = out;
+        EXPECT_EQ(out, first) << to_string(op) << " i32 grid " << grid;
+      }
+    }
+  }
+  for (Op op : {Op::min, Op::max, Op::argmin, Op::argmax, Op::aminmax}) {
+    std::vector<unsigned char> a(result_size(op, DType::f32)), b(a.size());
+    reduce_to_host(Reduction(op), DType::f32, df.data() + 1, nullptr, n, a.data());
+    reduce_to_host(Reduction(op).reproducible(), DType::f32, df.data() + 1, nullptr, n, b.data());
+    EXPECT_EQ(a, b) << to_string(op);
+  }
+}
+
+TEST_F(GpuTest, ReproducibleFormsWithoutAnOrderYetThrow) {
+  const std::vector<float> h(1024, 1.0f);
+  const DeviceBuffer<float> d = upload(h);
+  float out = 0;
+  expect_invalid_argument(
+      [&] { reduce_to_host(Reduction::var().reproducible(), DType::f32, d.data(), nullptr, 1024, &out); },
+      "var gpu_to_gpu", "no gpu_to_gpu order yet");
+  expect_invalid_argument(
+      [&] {
+        reduce_segments(Reduction(Op::sum).reproducible(), DType::f32, d.data(), nullptr, 4, std::size_t{256},
+                        &out, nullptr);
+      },
+      "segments gpu_to_gpu", "reduce_segments");
+}
+
+}  // namespace
+}  // namespace reducelab::test
