@@ -549,19 +549,24 @@ def main(argv=None):
             plot_ladder(rows, context, op, dtype, n, paths["ladder"], args.results, args.ladder_metric)
             plot_latency(rows, context, op, dtype, paths["latency"], args.results)
             written += [paths[f] for f in FIGURES]
-    except ResultsError as e:
-        print(f"plot.py: error: {e}", file=sys.stderr)
-        return 2
-    except ImportError as e:
-        print(f"plot.py: error: matplotlib is needed to draw ({e})", file=sys.stderr)
-        return 2
-    except OSError as e:
-        where = e.filename or args.out or args.axis_rows or args.axis_columns
-        print(f"plot.py: error: cannot write {where}: {e.strerror or e}", file=sys.stderr)
-        return 2
+    except (ResultsError, ImportError, OSError) as e:
+        return _report(e, args.out or args.axis_rows or args.axis_columns)
     for path in written:
         print(path)
     return 0
+
+
+def _report(error, where):
+    """One line on stderr for an unusable input, a missing matplotlib or an unwritable output;
+    returns 2, the exit code of every such failure."""
+    if isinstance(error, ImportError):
+        print(f"plot.py: error: matplotlib is needed to draw ({error})", file=sys.stderr)
+    elif isinstance(error, OSError):
+        print(f"plot.py: error: cannot write {error.filename or where}: {error.strerror or error}",
+              file=sys.stderr)
+    else:
+        print(f"plot.py: error: {error}", file=sys.stderr)
+    return 2
 
 
 def _main_python(args):
@@ -585,15 +590,8 @@ def _main_python(args):
         plot_bandwidth(rows, context, op, dtype, args.python_whole, args.results,
                        against="against N, from Python (torch and CuPy on the same tensors)",
                        y_label="GB/s (bytes read / median device time)")
-    except ResultsError as e:
-        print(f"plot.py: error: {e}", file=sys.stderr)
-        return 2
-    except ImportError as e:
-        print(f"plot.py: error: matplotlib is needed to draw ({e})", file=sys.stderr)
-        return 2
-    except OSError as e:
-        print(f"plot.py: error: cannot write {args.python_whole}: {e.strerror or e}", file=sys.stderr)
-        return 2
+    except (ResultsError, ImportError, OSError) as e:
+        return _report(e, args.python_whole)
     print(args.python_whole)
     return 0
 

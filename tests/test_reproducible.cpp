@@ -17,6 +17,7 @@
 #include <random>
 #include <vector>
 
+#include "bench/reference.hpp"
 #include "reduce/reproducible_plan.hpp"
 #include "reducelab/error.hpp"
 #include "reducelab/reproducible.hpp"
@@ -28,16 +29,7 @@ namespace plan = detail::repro;
 
 constexpr std::uint64_t kSeed = 20261114;
 
-template <class T>
-T from_double(double v) {
-  if constexpr (std::is_same_v<T, __half>) {
-    return __double2half(v);
-  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    return __double2bfloat16(v);
-  } else {
-    return static_cast<T>(v);
-  }
-}
+using bench::from_double;
 template <class T>
 long double to_long_double(T v) {
   if constexpr (std::is_same_v<T, __half>) {

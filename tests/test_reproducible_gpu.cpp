@@ -22,16 +22,6 @@
 namespace reducelab::test {
 namespace {
 
-template <class T>
-T make(double v) {
-  if constexpr (std::is_same_v<T, __half>) {
-    return __double2half(v);
-  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    return __double2bfloat16(v);
-  } else {
-    return static_cast<T>(v);
-  }
-}
 
 enum class Input { normal, alternating, cancellation, subnormal };
 
@@ -47,7 +37,7 @@ std::vector<T> input(Input kind, std::size_t n, std::uint64_t seed) {
     if (kind == Input::cancellation) v = (i % 2 == 0 ? 1 : -1) * (half ? 1e3 : 1e7) + 1e-3 * v;
     if (kind == Input::subnormal)
       v *= half ? std::ldexp(1.0, -20) : (sizeof(T) == 4 ? std::ldexp(1.0, -140) : std::ldexp(1.0, -1060));
-    x[i] = make<T>(v);
+    x[i] = bench::from_double<T>(v);
   }
   return x;
 }

@@ -32,6 +32,18 @@ double to_double(T value) {
   }
 }
 
+//! `value` rounded to T (to nearest even for f16 and bf16).
+template <class T>
+T from_double(double value) {
+  if constexpr (std::is_same_v<T, __half>) {
+    return __double2half(value);
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return __double2bfloat16(value);
+  } else {
+    return static_cast<T>(value);
+  }
+}
+
 template <class T>
 bool is_nan(T value) {
   if constexpr (is_floating_v<T>) {
