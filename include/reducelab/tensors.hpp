@@ -43,7 +43,9 @@
 //!
 //! Determinism: the order of operations depends only on the tensors' lengths and their offsets
 //! inside a 16-byte line, the list's length and the GPU model, so the same call on the same GPU
-//! model gives bitwise identical results.
+//! model gives bitwise identical results. The gpu_to_gpu mode (reproducible.hpp) takes a list only
+//! for the order-free ops (min, max, argmin, argmax, aminmax, the counts, and every integer op);
+//! for the others it throws reducelab::Error.
 //!
 //! Errors: reducelab::Error, thrown before anything is launched: an invalid op or dtype, dot, a
 //! tensor with a null pointer and a nonzero length, one not aligned to its element, in host
