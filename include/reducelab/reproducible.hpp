@@ -72,8 +72,8 @@
 //!   for f16 and bf16 (none: the accumulator is the result type).
 //! - norm ord 2: |r - exact| <= (g'/2 + u) x exact, g' = g_d in double (2^-53) for f32 and bf16
 //!   (squares exact), g_d for f16 (squares exact in float), g_{d+1} for f64 (rounded squares;
-//!   elements under 2^-1022 / s in magnitude lose bits, at most n 2^-1074 s^-1 x ... negligible:
-//!   under 2^-122 of the result).
+//!   the scaled squares that underflow are those of elements under 2^-122 of max |x|, which move
+//!   the result by less than n 2^-244 of it).
 //! - var (two passes, Chan/Golub/LeVeque's two-pass algorithm in the fixed order): with S the
 //!   exact sum of (x_i - mean)^2 and m the computed mean, |sum - S| <= g_{d+3} (S + n (m -
 //!   mean)^2) + n (m - mean)^2, |m - mean| <= g_d sum |x_i| / n + u |m|, and var = sum / divisor
