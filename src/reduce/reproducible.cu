@@ -15,17 +15,20 @@ template <class T, int kInputs, int kBlock, bool kYVector>
 struct ReproTag {};
 
 template <class T, int kInputs, int kBlock, bool kYVector>
-void launch_block(const repro::ReproArgs<T>& args, const WorkspaceView& ws, cudaStream_t stream) {
+void launch_block(repro::ReproArgs<T> args, const WorkspaceView& ws, cudaStream_t stream) {
   auto kernel = repro::reproducible_kernel<T, kInputs, kBlock, kYVector>;
   using Tag = ReproTag<T, kInputs, kBlock, kYVector>;
   constexpr unsigned kWarps = kBlock / 32;
   unsigned grid = reproducible_launch().grid;
+  // Each warp takes a contiguous run of tiles: as many tiles per warp as the resident grid needs
+  // to take them all in one pass, so every busy warp has the same work. One block (no tickets)
+  // when its warps take every tile with one tile each.
+  const unsigned resident = resident_grid<Tag>(kernel, kBlock, ws.device);
+  const std::uint64_t warps = static_cast<std::uint64_t>(grid != 0 ? grid : resident) * kWarps;
+  args.run = (args.tiles + warps - 1) / warps;
   if (grid == 0) {
-    // Tiles for every warp of the resident grid, dealt round-robin; one block (no tickets) when
-    // its warps take every tile.
-    const std::uint64_t wanted = (args.tiles + kWarps - 1) / kWarps;
-    const unsigned resident = resident_grid<Tag>(kernel, kBlock, ws.device);
-    grid = static_cast<unsigned>(wanted < resident ? wanted : resident);
+    const std::uint64_t wanted = (args.tiles + kWarps * args.run - 1) / (kWarps * args.run);
+    grid = static_cast<unsigned>(wanted);
   }
   launch_kernel<Tag>(kernel, grid, kBlock, stream, ws.device,
                      "launch of reducelab reproducible_kernel", args);
@@ -52,7 +55,7 @@ void launch_reproducible(const Reduction& r, const T* x, const T* y, std::size_t
   const auto address = reinterpret_cast<std::uintptr_t>(x);
   repro::ReproArgs<T> args{x, y, n, plan.steps, plan.tiles, static_cast<unsigned>(plan.groups),
                            static_cast<unsigned>((address & 15) / sizeof(T)), d_out,
-                           ws.d_partials, ws.d_counter, ws.d_group_counters,
+                           ws.d_partials, 0, ws.d_counter, ws.d_group_counters,
                            Finish{r.op, r.correction}};
   if (r.op != Op::dot) {
     args.y = nullptr;
