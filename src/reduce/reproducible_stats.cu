@@ -23,16 +23,20 @@ struct StatsTag {};
 
 // The grid as launch_block (reproducible.cu) chooses it, the test hook included.
 template <class T, class A, int kBlock, class Term, class Finish>
-void launch_term_block(const repro::ReproArgs<T>& args, const Term& term, const Finish& finish,
+void launch_term_block(repro::ReproArgs<T> args, const Term& term, const Finish& finish,
                        const WorkspaceView& ws, cudaStream_t stream) {
   auto kernel = repro::term_kernel<T, A, kBlock, Term, Finish>;
   using Tag = StatsTag<T, A, kBlock, Term, Finish>;
   constexpr unsigned kWarps = kBlock / 32;
   unsigned grid = reproducible_launch().grid;
+  // As launch_block: a contiguous run of tiles per warp, as many as the resident grid (or the
+  // forced one) needs to take them all in one pass.
+  const unsigned resident = resident_grid<Tag>(kernel, kBlock, ws.device);
+  const std::uint64_t warps = static_cast<std::uint64_t>(grid != 0 ? grid : resident) * kWarps;
+  args.run = (args.tiles + warps - 1) / warps;
   if (grid == 0) {
-    const std::uint64_t wanted = (args.tiles + kWarps - 1) / kWarps;
-    const unsigned resident = resident_grid<Tag>(kernel, kBlock, ws.device);
-    grid = static_cast<unsigned>(wanted < resident ? wanted : resident);
+    const std::uint64_t wanted = (args.tiles + kWarps * args.run - 1) / (kWarps * args.run);
+    grid = static_cast<unsigned>(wanted);
   }
   launch_kernel<Tag>(kernel, grid, kBlock, stream, ws.device,
                      "launch of reducelab reproducible term_kernel", args, term, finish);
@@ -61,11 +65,21 @@ void launch_reproducible_stats(const Reduction& r, const T* x, std::size_t n, vo
   void* scalar = static_cast<unsigned char*>(ws.d_partials) + repro::kScalarOffset;
   const repro::Plan plan = repro::plan_for(sizeof(T), n);
   const auto address = reinterpret_cast<std::uintptr_t>(x);
-  const repro::ReproArgs<T> args{x, nullptr, n, plan.steps, plan.tiles,
-                                 static_cast<unsigned>(plan.groups),
-                                 static_cast<unsigned>((address & 15) / sizeof(T)), d_out,
-                                 ws.d_partials, ws.d_counter, ws.d_group_counters,
-                                 Finish{r.op, r.correction}};
+  // Field by field: ReproArgs grows with the kernel's structure (reproducible.cuh); term_kernel
+  // reads only these.
+  repro::ReproArgs<T> args{};
+  args.x = x;
+  args.y = nullptr;
+  args.n = n;
+  args.steps = plan.steps;
+  args.tiles = plan.tiles;
+  args.groups = static_cast<unsigned>(plan.groups);
+  args.offset = static_cast<unsigned>((address & 15) / sizeof(T));
+  args.out = d_out;
+  args.partials = ws.d_partials;
+  args.counter = ws.d_counter;
+  args.group_counters = ws.d_group_counters;
+  args.finish = Finish{r.op, r.correction};
   switch (r.op) {
     case Op::norm: {
       if (r.ord == 1) {

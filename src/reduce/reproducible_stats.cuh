@@ -3,7 +3,7 @@
 // terms f(x) that tile_partial (reproducible.cuh) sums in the fixed order, and a kernel that is
 // reproducible_kernel with two hooks, the term and the finish.
 //
-// Merging with reproducible_kernel: term_kernel below is reproducible_kernel with
+// Merging with reproducible_kernel: term_kernel below is reproducible_kernel (as of 2712f80) with
 //   - `tile_partial<T, A, kInputs, kYVector>(a, t, lane)` -> `tile_partial<T, A, 1, true>(a, t,
 //     lane, f)`, where f = term.bind() is taken once per thread at the start (it reads the first
 //     pass's scalar: the mean, the max);
@@ -138,22 +138,27 @@ struct LogSumExpFinish {
 };
 
 // ---- The kernel: reproducible_kernel with a term and a finish (see the top of the file) ------
+// A copy of reproducible_kernel as of the lead's 2712f80 (contiguous runs of tiles per warp, one
+// ticket per block and group), with the two hooks; a.run set as launch_block sets it.
 
 template <class T, class A, int kBlock, class Term, class Finish>
 __global__ void __launch_bounds__(kBlock, 1536 / kBlock)
     term_kernel(ReproArgs<T> a, Term term, Finish finish) {
+  const Term f = term.bind();
   constexpr unsigned kWarps = kBlock / 32;
   const unsigned lane = threadIdx.x & 31;
   const unsigned warp = threadIdx.x / 32;
-  const Term f = term.bind();
   A* tile_slots = static_cast<A*>(a.partials);
   A* group_slots = tile_slots + kMaxTiles;
+  __shared__ A slots[kWarps];
+  __shared__ unsigned completed;  // bit g - first_group: this block completed group g
   auto group_size = [&](std::uint64_t g) {
     const std::uint64_t left = a.tiles - g * kGroupTiles;
     return static_cast<unsigned>(left < kGroupTiles ? left : kGroupTiles);
   };
 
   if (gridDim.x == 1) {
+    // One block: barriers instead of tickets.
     for (std::uint64_t t = warp; t < a.tiles; t += kWarps) {
       const A partial = tile_partial<T, A, 1, true>(a, t, lane, f);
       if (lane == 0) tile_slots[t] = partial;
@@ -178,27 +183,65 @@ __global__ void __launch_bounds__(kBlock, 1536 / kBlock)
     return;
   }
 
-  const std::uint64_t warps = static_cast<std::uint64_t>(gridDim.x) * kWarps;
-  for (std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * kWarps + warp; t < a.tiles;
-       t += warps) {
+  const std::uint64_t block_first = static_cast<std::uint64_t>(blockIdx.x) * kWarps * a.run;
+  if (block_first >= a.tiles) return;  // no tiles, no ticket
+  const std::uint64_t block_end =
+      block_first + kWarps * a.run < a.tiles ? block_first + kWarps * a.run : a.tiles;
+  const std::uint64_t run_first = block_first + warp * a.run;
+  const std::uint64_t run_end = run_first + a.run < block_end ? run_first + a.run : block_end;
+  for (std::uint64_t t = run_first; t < run_end; ++t) {
     const A partial = tile_partial<T, A, 1, true>(a, t, lane, f);
     if (lane == 0) tile_slots[t] = partial;
-    const std::uint64_t g = t / kGroupTiles;
-    if (!warp_ticket(a.group_counters + g, group_size(g), lane)) continue;
-    const A group = fold<kGroupTiles / 32>(tile_slots + g * kGroupTiles, group_size(g), lane);
-    if (lane == 0) reset(a.group_counters + g);
-    if (a.groups == 1) {
-      if (lane == 0) finish(group);
-      continue;
-    }
-    if (lane == 0) group_slots[g] = group;
-    if (!warp_ticket(a.counter, a.groups, lane)) continue;
-    const A total = fold<1>(group_slots, a.groups, lane);
-    if (lane == 0) {
-      reset(a.counter);
-      finish(total);
-    }
   }
+
+  // The tickets. Lane 0 of each warp stored its partials; the barrier orders them before thread
+  // 0's release (cumulative), and in a completing block thread 0's acquire then the barrier
+  // order the other members' partials before every thread's loads (as grid_step.cuh).
+  const unsigned first_group = static_cast<unsigned>(block_first / kGroupTiles);
+  const unsigned last_group = static_cast<unsigned>((block_end - 1) / kGroupTiles);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned mask = 0;
+    for (unsigned g = first_group; g <= last_group; ++g) {
+      const std::uint64_t lo = g * kGroupTiles > block_first ? g * kGroupTiles : block_first;
+      const std::uint64_t hi = (g + 1) * kGroupTiles < block_end ? (g + 1) * kGroupTiles : block_end;
+      const unsigned mine = static_cast<unsigned>(hi - lo);
+      cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(a.group_counters[g]);
+      if (counter.fetch_add(mine, cuda::memory_order_acq_rel) + mine == group_size(g)) {
+        mask |= 1u << (g - first_group);
+        counter.store(0u, cuda::memory_order_relaxed);  // every member has added: ready again
+      }
+    }
+    completed = mask;
+  }
+  __syncthreads();
+  const unsigned mask = completed;
+  if (mask == 0) return;
+  unsigned done = 0;
+  for (unsigned g = first_group; g <= last_group; ++g) {
+    if (!(mask & (1u << (g - first_group)))) continue;
+    const A group = fold_group<kBlock>(tile_slots + g * kGroupTiles, group_size(g), slots, warp, lane);
+    if (threadIdx.x == 0) {
+      if (a.groups == 1) {
+        finish(group);
+      } else {
+        group_slots[g] = group;
+      }
+    }
+    ++done;
+  }
+  if (a.groups == 1) return;
+  // The second level: the same ticket over groups, counted by the groups this block completed.
+  __shared__ bool folds_groups;
+  if (threadIdx.x == 0) {
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(*a.counter);
+    folds_groups = counter.fetch_add(done, cuda::memory_order_acq_rel) + done == a.groups;
+    if (folds_groups) counter.store(0u, cuda::memory_order_relaxed);
+  }
+  __syncthreads();
+  if (!folds_groups || warp != 0) return;
+  const A total = fold<1>(group_slots, a.groups, lane);
+  if (lane == 0) finish(total);
 }
 
 }  // namespace reducelab::detail::repro
