@@ -88,6 +88,17 @@ __device__ __forceinline__ A term(T x, T y) {
   }
 }
 
+// The term f(x, y) of the order as tile_partial takes it: term() above. The statistics
+// (reproducible_stats.cuh) pass their own (|x|, x x, (x - mean)^2, exp(x - max)) through the
+// same loads and the same order.
+template <int kInputs>
+struct PlainTerm {
+  template <class A, class T>
+  __device__ __forceinline__ A apply(T x, T y) const {
+    return term<A, kInputs>(x, y);
+  }
+};
+
 // Lane r holds, in acc[j], lane (kC r + j - offset) mod P of the order; afterwards acc[j] is lane
 // kC r + j. kO is the offset.
 template <int kO, int kC, class A>
@@ -137,9 +148,10 @@ __device__ __forceinline__ A tree(A (&v)[kN]) {
   return warp_tree(thread_tree(v));
 }
 
-// The partial of tile t, in every lane of the warp.
-template <class T, class A, int kInputs, bool kYVector>
-__device__ __forceinline__ A tile_partial(const ReproArgs<T>& a, std::uint64_t t, unsigned lane) {
+// The partial of tile t, in every lane of the warp: the fixed-order sum of f.apply(x, y).
+template <class T, class A, int kInputs, bool kYVector, class Term = PlainTerm<kInputs>>
+__device__ __forceinline__ A tile_partial(const ReproArgs<T>& a, std::uint64_t t, unsigned lane,
+                                          const Term& f = Term{}) {
   constexpr int kC = 16 / static_cast<int>(sizeof(T));
   constexpr int kUnroll = 4;  // vectors in flight per thread and array, as the default kernel
   static_assert(kMinSteps % kUnroll == 0, "a tile is whole batches");
@@ -167,7 +179,7 @@ __device__ __forceinline__ A tile_partial(const ReproArgs<T>& a, std::uint64_t t
       }
 #pragma unroll
       for (int j = 0; j < kC; ++j) {
-        const A value = term<A, kInputs>(vx.element[j], vy.element[j]);
+        const A value = f.template apply<A>(vx.element[j], vy.element[j]);
         acc[j] = add(acc[j], j >= from ? value : -A(0));  // adding -0 changes nothing
       }
     };
@@ -203,7 +215,7 @@ __device__ __forceinline__ A tile_partial(const ReproArgs<T>& a, std::uint64_t t
       for (int j = 0; j < kC; ++j) {
         if (j < static_cast<int>(o)) {
           if constexpr (kInputs == 2 && !kYVector) vy.element[j] = ys[32 * k * kC + j];
-          acc[j] = add(acc[j], term<A, kInputs>(vx.element[j], vy.element[j]));
+          acc[j] = add(acc[j], f.template apply<A>(vx.element[j], vy.element[j]));
         }
       }
     }
@@ -221,7 +233,7 @@ __device__ __forceinline__ A tile_partial(const ReproArgs<T>& a, std::uint64_t t
           const std::uint64_t shifted = first + (lane + 32 * (k + u)) * kC + j;  // i + o
           const std::uint64_t i = shifted - o;
           value[u][j] = shifted >= first + o && shifted < end + o
-                            ? term<A, kInputs>(a.x[i], kInputs == 2 ? a.y[i] : T{})
+                            ? f.template apply<A>(a.x[i], kInputs == 2 ? a.y[i] : T{})
                             : -A(0);
         }
       }
