@@ -70,12 +70,10 @@ struct ReproArgs {
   std::uint64_t tiles;
   unsigned groups;
   unsigned offset;          // x's element offset in its 16-byte line
-  void* out;
   void* partials;           // kMaxTiles tile partials, then kMaxGroups group partials
-  std::uint64_t run;        // tiles per warp (contiguous), grids of more than one block
+  std::uint64_t run;        // tiles per warp (contiguous), set by launch_block
   unsigned* counter;        // zero on entry, zero again on exit
   unsigned* group_counters; // kMaxGroups of them, the same
-  Finish finish;            // sum, dot or mean
 };
 
 // f(x): the element widened, or the rounded product (dot).
@@ -93,6 +91,7 @@ __device__ __forceinline__ A term(T x, T y) {
 // same loads and the same order.
 template <int kInputs>
 struct PlainTerm {
+  __device__ PlainTerm bind() const { return *this; }
   template <class A, class T>
   __device__ __forceinline__ A apply(T x, T y) const {
     return term<A, kInputs>(x, y);
@@ -268,13 +267,20 @@ __device__ __forceinline__ A fold(const A* partials, unsigned count, unsigned la
   return tree(part);
 }
 
-template <class A, class T>
-__device__ __forceinline__ void store_result(const ReproArgs<T>& a, A total) {
-  if (a.finish.op == Op::mean) total = divide(total, static_cast<A>(a.n));
-  if (total != total) total = canonical_nan(total);
-  put<A>(a.out, 0, total);
-}
-
+// What the block that folds the last partial writes: for sum, dot and mean the total (mean: over
+// n, rounded once), a NaN as the canonical NaN. The statistics have their own
+// (reproducible_stats.cuh).
+template <class A>
+struct ResultEpilogue {
+  void* out;
+  std::uint64_t n;
+  Op op;
+  __device__ void operator()(A total) const {
+    if (op == Op::mean) total = divide(total, static_cast<A>(n));
+    if (total != total) total = canonical_nan(total);
+    put<A>(out, 0, total);
+  }
+};
 // The fold of one group's tile partials (count <= kGroupTiles) by a whole block: warp w folds the
 // aligned kGroupTiles / kWarps of them (a subtree of the group's tree), then warp 0 the kWarps
 // subtree results (padded with -0 to 32 lanes: the same tree). Valid in warp 0. Called by every
@@ -304,9 +310,15 @@ __device__ __forceinline__ A fold_group(const A* tiles, unsigned count, A* slots
 // group folds the groups. Per call that is a few atomics per group instead of one per tile (the
 // first version's 1,024 same-address atomics per group and a release fence per tile cost up to
 // +28 us at 2^24 f32), and the runs are even: no last round with a fifth of the warps busy.
-template <class T, int kInputs, int kBlock, bool kYVector>
-__global__ void __launch_bounds__(kBlock, 1536 / kBlock) reproducible_kernel(ReproArgs<T> a) {
-  using A = sum_t<T>;
+//
+// The kernel sums term(x) (or term(x, y)) into accumulators of A and hands the total to
+// `epilogue`: PlainTerm and ResultEpilogue for sum, dot and mean, the statistics' own terms (|x|,
+// x x, (x - mean)^2, exp(x - max)) and epilogues for the rest (reproducible_stats.cuh). The term
+// binds once per thread (it may read a first pass's scalar).
+template <class T, class A, int kInputs, int kBlock, bool kYVector, class Term, class Epilogue>
+__global__ void __launch_bounds__(kBlock, 1536 / kBlock)
+    reproducible_kernel(ReproArgs<T> a, Term term, Epilogue epilogue) {
+  const Term f = term.bind();
   constexpr unsigned kWarps = kBlock / 32;
   const unsigned lane = threadIdx.x & 31;
   const unsigned warp = threadIdx.x / 32;
@@ -322,7 +334,7 @@ __global__ void __launch_bounds__(kBlock, 1536 / kBlock) reproducible_kernel(Rep
   if (gridDim.x == 1) {
     // One block: barriers instead of tickets.
     for (std::uint64_t t = warp; t < a.tiles; t += kWarps) {
-      const A partial = tile_partial<T, A, kInputs, kYVector>(a, t, lane);
+      const A partial = tile_partial<T, A, kInputs, kYVector>(a, t, lane, f);
       if (lane == 0) tile_slots[t] = partial;
     }
     __syncthreads();
@@ -330,7 +342,7 @@ __global__ void __launch_bounds__(kBlock, 1536 / kBlock) reproducible_kernel(Rep
       const A partial = fold<kGroupTiles / 32>(tile_slots + g * kGroupTiles, group_size(g), lane);
       if (lane == 0) {
         if (a.groups == 1) {
-          store_result(a, partial);
+          epilogue(partial);
         } else {
           group_slots[g] = partial;
         }
@@ -340,7 +352,7 @@ __global__ void __launch_bounds__(kBlock, 1536 / kBlock) reproducible_kernel(Rep
     __syncthreads();
     if (warp == 0) {
       const A total = fold<1>(group_slots, a.groups, lane);
-      if (lane == 0) store_result(a, total);
+      if (lane == 0) epilogue(total);
     }
     return;
   }
@@ -352,7 +364,7 @@ __global__ void __launch_bounds__(kBlock, 1536 / kBlock) reproducible_kernel(Rep
   const std::uint64_t run_first = block_first + warp * a.run;
   const std::uint64_t run_end = run_first + a.run < block_end ? run_first + a.run : block_end;
   for (std::uint64_t t = run_first; t < run_end; ++t) {
-    const A partial = tile_partial<T, A, kInputs, kYVector>(a, t, lane);
+    const A partial = tile_partial<T, A, kInputs, kYVector>(a, t, lane, f);
     if (lane == 0) tile_slots[t] = partial;
   }
 
@@ -385,7 +397,7 @@ __global__ void __launch_bounds__(kBlock, 1536 / kBlock) reproducible_kernel(Rep
     const A group = fold_group<kBlock>(tile_slots + g * kGroupTiles, group_size(g), slots, warp, lane);
     if (threadIdx.x == 0) {
       if (a.groups == 1) {
-        store_result(a, group);
+        epilogue(group);
       } else {
         group_slots[g] = group;
       }
@@ -403,7 +415,7 @@ __global__ void __launch_bounds__(kBlock, 1536 / kBlock) reproducible_kernel(Rep
   __syncthreads();
   if (!folds_groups || warp != 0) return;
   const A total = fold<1>(group_slots, a.groups, lane);
-  if (lane == 0) store_result(a, total);
+  if (lane == 0) epilogue(total);
 }
 
 }  // namespace reducelab::detail::repro
