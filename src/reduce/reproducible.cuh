@@ -23,14 +23,10 @@
 // into a fused multiply-add, so the CPU (reproducible_cpu.cpp, -ffp-contract=off) gets the same
 // bits.
 //
-// Cost, predicted (docs/notebook/reproducible.md): the bytes are the default kernel's (each input
-// read once, 16-byte loads, same 4 vectors in flight per thread); per vector the same kC adds
-// (sequential instead of a pairwise tree inside the vector). Per tile of 32 x K vectors a warp
-// adds a rotation (kC shuffles and selects, only for an offset pointer), kC - 1 + 5 adds and 5
-// shuffles, one store and one atomic ticket: at 2^24 f32 (K = 4) about 12% more instructions than
-// the default's loop, at 2^30 (K = 256) under 1%. The kernel is memory-bound at both (about 8 B of
-// input per issued instruction slot even at K = 4), so the prediction is within 2% of the default
-// at 2^24..2^30, and +0.5..1 us at 2^14..2^20 for the second fold level (the group tickets).
+// Cost, measured on the H200 (docs/results/h200-reproducible.md, 159c936): the bytes are the
+// default kernel's (each input read once, 16-byte loads, 4 vectors in flight per thread); sum
+// f32 costs +4% at 2^30, +6% at 2^27, +11% (+2.8 us) at 2^24 and 0.1..1.0 us at 2^10..2^20 over
+// the default. The first version's one ticket and release fence per tile cost +124% at 2^24.
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
