@@ -10,26 +10,11 @@ namespace reducelab::detail {
 template <class T>
 void launch_reproducible(const Reduction& r, const T* x, const T* y, std::size_t n, void* d_out,
                          const WorkspaceView& ws, cudaStream_t stream) {
-  static_assert(repro::kMaxTiles * 8 + repro::kMaxGroups * 8 <= kPartialSlots * kPartialBytes,
-                "the tile and group partials fit the workspace");
-  static_assert(repro::kMaxGroups <= kMaxGrid, "a group counter per group");
-  const repro::Plan plan = repro::plan_for(sizeof(T), n);
   const auto address = reinterpret_cast<std::uintptr_t>(x);
-  repro::ReproArgs<T> args{};
-  args.x = x;
-  args.y = y;
-  args.n = n;
-  args.steps = plan.steps;
-  args.tiles = plan.tiles;
-  args.groups = static_cast<unsigned>(plan.groups);
-  args.offset = static_cast<unsigned>((address & 15) / sizeof(T));
-  args.partials = ws.d_partials;
-  args.counter = ws.d_counter;
-  args.group_counters = ws.d_group_counters;
+  const repro::ReproArgs<T> args = repro::make_args(x, r.op == Op::dot ? y : nullptr, n, ws);
   using A = sum_t<T>;
   const repro::ResultEpilogue<A> epilogue{d_out, n, r.op};
   if (r.op != Op::dot) {
-    args.y = nullptr;
     repro::launch_fixed_order<T, A, 1, true>(args, repro::PlainTerm<1>{}, epilogue, ws, stream);
   } else if ((address & 15) == (reinterpret_cast<std::uintptr_t>(y) & 15)) {
     repro::launch_fixed_order<T, A, 2, true>(args, repro::PlainTerm<2>{}, epilogue, ws, stream);

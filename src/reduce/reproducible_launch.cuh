@@ -3,6 +3,7 @@
 // the block size and the tiles per warp. Shared by the sum, dot and mean (reproducible.cu) and
 // the statistics (reproducible_stats.cu); none of it changes the bits.
 
+#include <cstddef>
 #include <cstdint>
 
 #include "common/kernel_launch.cuh"
@@ -11,6 +12,28 @@
 #include "reduce/reproducible.hpp"
 
 namespace reducelab::detail::repro {
+
+//! The kernel's arguments for x[0, n) (and y, for dot) of the plan of n, on ws's partials and
+//! counters; launch_block sets the tiles per warp.
+template <class T>
+ReproArgs<T> make_args(const T* x, const T* y, std::size_t n, const WorkspaceView& ws) {
+  static_assert(kMaxTiles * 8 + kMaxGroups * 8 <= kPartialSlots * kPartialBytes,
+                "the tile and group partials fit the workspace");
+  static_assert(kMaxGroups <= kMaxGrid, "a group counter per group");
+  const Plan plan = plan_for(sizeof(T), n);
+  ReproArgs<T> args{};
+  args.x = x;
+  args.y = y;
+  args.n = n;
+  args.steps = plan.steps;
+  args.tiles = plan.tiles;
+  args.groups = static_cast<unsigned>(plan.groups);
+  args.offset = static_cast<unsigned>((reinterpret_cast<std::uintptr_t>(x) & 15) / sizeof(T));
+  args.partials = ws.d_partials;
+  args.counter = ws.d_counter;
+  args.group_counters = ws.d_group_counters;
+  return args;
+}
 
 template <class T, class A, int kInputs, int kBlock, bool kYVector, class Term, class Epilogue>
 struct KernelTag {};

@@ -35,19 +35,7 @@ void launch_reproducible_stats(const Reduction& r, const T* x, std::size_t n, vo
                     repro::kScalarOffset >= kMaxGrid * kPartialBytes,
                 "the first pass's scalar lies past every kernel's partials");
   void* scalar = static_cast<unsigned char*>(ws.d_partials) + repro::kScalarOffset;
-  const repro::Plan plan = repro::plan_for(sizeof(T), n);
-  const auto address = reinterpret_cast<std::uintptr_t>(x);
-  repro::ReproArgs<T> args{};
-  args.x = x;
-  args.y = nullptr;
-  args.n = n;
-  args.steps = plan.steps;
-  args.tiles = plan.tiles;
-  args.groups = static_cast<unsigned>(plan.groups);
-  args.offset = static_cast<unsigned>((address & 15) / sizeof(T));
-  args.partials = ws.d_partials;
-  args.counter = ws.d_counter;
-  args.group_counters = ws.d_group_counters;
+  const repro::ReproArgs<T> args = repro::make_args<T>(x, nullptr, n, ws);
   switch (r.op) {
     case Op::norm: {
       if (r.ord == 1) {
