@@ -77,6 +77,15 @@ for s in "$@"; do
       # in the gpu_to_gpu mode beside the default at 2^24, 2^27 and 2^30, f32 and f64, one run
       step repro-stats-tests repro-stats-tests.log "$tests" --gtest_filter='*ReproducibleGpu*Statistic*:*ReproducibleFormsWithoutAnOrderYetThrow*'
       step repro-stats-sweep repro-stats-sweep.log "$cli" sweep --from 24 --to 30 --step 3 --op var,norm,logsumexp --dtype f32,f64 --rungs none --no-cub --determinism gpu_to_gpu --json "$out/repro-stats-sweep.json" ;;
+    repro-jit-build)  # issue 14: the GPU tests from compute_80 PTX only (80-virtual), in build/jit80
+      step repro-jit-build repro-jit-build.log bash -c 'cmake -S . -B build/jit80 -G Ninja \
+        -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=80-virtual -DREDUCELAB_BUILD_PYTHON=OFF \
+        -DCMAKE_PREFIX_PATH="$PWD/.deps" && cmake --build build/jit80 -j "$(nproc)" --target reducelab_gpu_tests &&
+        cuobjdump --list-elf build/jit80/tests/reducelab_gpu_tests | head -3; cuobjdump --list-ptx build/jit80/tests/reducelab_gpu_tests | head -3' ;;
+    repro-jit)  # the same gpu_to_gpu bits from the sm_90 build and the JIT-compiled compute_80 one
+      step repro-jit-sm90 repro-jit-sm90.log env REDUCELAB_REPRO_DUMP="$out/bits-sm90.txt" "$tests" --gtest_filter='*ReproducibleBitsDump*'
+      step repro-jit-80 repro-jit-80.log env REDUCELAB_REPRO_DUMP="$out/bits-jit80.txt" build/jit80/tests/reducelab_gpu_tests --gtest_filter='*ReproducibleBitsDump*'
+      step repro-jit-compare repro-jit-compare.log bash -c "wc -l '$out/bits-sm90.txt' '$out/bits-jit80.txt' && cmp '$out/bits-sm90.txt' '$out/bits-jit80.txt' && echo same bits" ;;
     tune) step tune tune.log "$tune" ;;
     tune-small) step tune-small tune-small.md "$tune" --small ;;
     sweep) step sweep sweep.log "$cli" sweep --from 10 --to 30 --json "$out/sweep.json" ;;

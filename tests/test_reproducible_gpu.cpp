@@ -11,6 +11,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <algorithm>
 #include <random>
@@ -355,6 +357,57 @@ TEST_F(GpuTest, OrderFreeOpsAreTheSameInBothModesAndGrids) {
     reduce_to_host(Reduction(op).reproducible(), DType::f32, df.data() + 1, nullptr, n, b.data());
     EXPECT_EQ(a, b) << to_string(op);
   }
+}
+
+// The bits of a fixed set of gpu_to_gpu results, written to the file REDUCELAB_REPRO_DUMP names
+// (one line per result), each also checked against the CPU function. scripts/gpu_check.sh's
+// repro-jit step runs it from two binaries, the sm_90 build and a compute_80-PTX-only build that
+// the driver JIT-compiles, and compares the two files byte for byte.
+template <class T>
+void dump_bits(std::FILE* file, const char* type) {
+  const struct {
+    const char* name;
+    Reduction r;
+  } ops[] = {{"sum", Reduction(Op::sum)}, {"dot", Reduction(Op::dot)},
+             {"mean", Reduction(Op::mean)}, {"var", Reduction::var()},
+             {"std0", Reduction::stddev(0)}, {"norm1", Reduction::norm(1)},
+             {"norm2", Reduction::norm(2)}, {"logsumexp", Reduction(Op::logsumexp)}};
+  for (std::size_t n : {std::size_t{1000}, (std::size_t{1} << 20) + 3, (std::size_t{1} << 25) + 3}) {
+    const std::vector<T> hx = input<T>(Input::normal, n, kSeed + n);
+    const std::vector<T> hy = input<T>(Input::cancellation, n, kSeed + 5 * n);
+    for (std::size_t offset : {std::size_t{0}, std::size_t{3}}) {
+      const DeviceBuffer<T> dx = upload(hx, offset);
+      const DeviceBuffer<T> dy = upload(hy, offset);
+      for (const auto& op : ops) {
+        const bool dot = op.r.op == Op::dot;
+        unsigned char got[16] = {};
+        unsigned char want[16] = {};
+        reduce_to_host(op.r.reproducible(), dtype_of<T>::value, dx.data() + offset,
+                       dot ? dy.data() + offset : nullptr, n, got);
+        reproducible_reduce_cpu(op.r.reproducible(), dtype_of<T>::value, hx.data(),
+                                dot ? hy.data() : nullptr, n, want);
+        const std::size_t size = result_size(op.r.op, dtype_of<T>::value);
+        EXPECT_EQ(std::memcmp(got, want, size), 0) << type << " " << op.name << " n " << n;
+        std::fprintf(file, "%s %s n=%zu offset=%zu ", type, op.name, n, offset);
+        for (std::size_t b = size; b-- > 0;) std::fprintf(file, "%02x", got[b]);
+        std::fprintf(file, "\n");
+      }
+    }
+  }
+}
+
+TEST_F(GpuTest, ReproducibleBitsDump) {
+  const char* path = std::getenv("REDUCELAB_REPRO_DUMP");
+  if (path == nullptr || *path == '\0')
+    GTEST_SKIP() << "set REDUCELAB_REPRO_DUMP=FILE to write the gpu_to_gpu bits (the compute_80 "
+                    "JIT comparison, scripts/gpu_check.sh repro-jit)";
+  std::FILE* file = std::fopen(path, "w");
+  ASSERT_NE(file, nullptr) << "cannot write " << path;
+  dump_bits<float>(file, "f32");
+  dump_bits<double>(file, "f64");
+  dump_bits<__half>(file, "f16");
+  dump_bits<__nv_bfloat16>(file, "bf16");
+  std::fclose(file);
 }
 
 TEST_F(GpuTest, ReproducibleFormsWithoutAnOrderYetThrow) {
