@@ -59,7 +59,7 @@ std::vector<Reduction> reductions_for(DType dtype) {
   for (Op op : kAllOps) {
     if (!takes(op, dtype)) continue;
     if (op == Op::norm) {
-      for (double ord : {0.0, 1.0, 2.0, INFINITY, -INFINITY}) out.push_back(Reduction::norm(ord));
+      for (double ord : {0.0, 1.0, 2.0, double(INFINITY), -double(INFINITY)}) out.push_back(Reduction::norm(ord));
     } else {
       out.push_back(op);
     }
@@ -156,6 +156,10 @@ void set_value(Bytes& bytes, DType dtype, std::size_t i, double v) {
   });
 }
 
+//! A value above every random element (floats in [-1, 1), integers in [-1000, 1000]), exact
+//! in every type.
+double extreme(DType dtype) { return info(dtype).kind == DTypeKind::floating ? 2.0 : 5000.0; }
+
 DeviceBuffer<unsigned char> upload_bytes(const Bytes& host) {
   DeviceBuffer<unsigned char> d(host.size() + 64);
   if (!host.empty())
@@ -230,10 +234,11 @@ TEST_F(VirtualRanks, NaNOnOneRankExtremesOnBoundariesAndTies) {
     // (-2) the first element of rank 2 (after an empty rank 1) and the last of rank 6: the first
     // of each must win, across ranks.
     Bytes hx = random_bytes(dtype, n, kSeed + 2);
-    set_value(hx, dtype, 36, 2);
-    set_value(hx, dtype, 38, 2);
-    set_value(hx, dtype, 37, -2);
-    set_value(hx, dtype, 37 + 1 + 4099 + 1000 + (1u << 16) + 4, -2);
+    const double big = extreme(dtype);
+    set_value(hx, dtype, 36, big);
+    set_value(hx, dtype, 38, big);
+    set_value(hx, dtype, 37, -big);
+    set_value(hx, dtype, 37 + 1 + 4099 + 1000 + (1u << 16) + 4, -big);
     {
       const auto dx = upload_bytes(hx);
       for (Op op : {Op::argmax, Op::argmin, Op::max, Op::min, Op::aminmax}) {
@@ -459,8 +464,8 @@ void check_ranks(int rank, int ranks, ncclComm_t comm) {
         if (variant == 1 && info(dtype).kind == DTypeKind::floating)
           set_value(h, dtype, n - 5, NAN);  // the last rank's alone
         if (variant == 2 && lengths[0] > 0) {
-          set_value(h, dtype, lengths[0] - 1, 3);  // the last element of rank 0
-          set_value(h, dtype, lengths[0], 3);      // tied, the first of rank 1
+          set_value(h, dtype, lengths[0] - 1, extreme(dtype));  // the last element of rank 0
+          set_value(h, dtype, lengths[0], extreme(dtype));      // tied, the first of rank 1
         }
         const auto whole = upload_bytes(h);
         const Bytes mine_host(h.begin() + begin * size_of(dtype),

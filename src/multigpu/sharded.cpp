@@ -40,6 +40,18 @@ void nccl_check(ncclResult_t status, const char* call, ncclComm_t comm) {
 }
 #define REDUCELAB_NCCL_CHECK(call, comm) nccl_check((call), #call, (comm))
 
+//! A non-blocking communicator (ncclConfig_t::blocking = 0) may return ncclInProgress from a
+//! collective whose enqueueing is still under way: the fold kernel must not be queued before it,
+//! so wait until the communicator says it is done (at once for a blocking communicator).
+void wait_enqueued(ncclResult_t status, const char* call, ncclComm_t comm) {
+  nccl_check(status, call, comm);
+  while (status == ncclInProgress) {
+    REDUCELAB_NCCL_CHECK(ncclCommGetAsyncError(comm, &status), comm);
+    nccl_check(status, call, comm);
+  }
+}
+#define REDUCELAB_NCCL_ENQUEUE(call, comm) wait_enqueued((call), #call, (comm))
+
 struct CommShape {
   int rank = 0;
   int ranks = 1;
@@ -154,8 +166,8 @@ void sharded_whole(const Reduction& r, DType dtype, const void* d_x, const void*
 
   if (root < 0) {
     // In place: this rank's slot is already where the gather puts it.
-    REDUCELAB_NCCL_CHECK(ncclAllGather(mine, slots, kWholeSlotBytes, ncclUint8, comm, stream),
-                         comm);
+    REDUCELAB_NCCL_ENQUEUE(ncclAllGather(mine, slots, kWholeSlotBytes, ncclUint8, comm, stream),
+                           comm);
   } else {
     REDUCELAB_NCCL_CHECK(ncclGroupStart(), comm);
     if (shape.rank == root) {
@@ -167,7 +179,7 @@ void sharded_whole(const Reduction& r, DType dtype, const void* d_x, const void*
     } else {
       REDUCELAB_NCCL_CHECK(ncclSend(mine, kWholeSlotBytes, ncclUint8, root, comm, stream), comm);
     }
-    REDUCELAB_NCCL_CHECK(ncclGroupEnd(), comm);
+    REDUCELAB_NCCL_ENQUEUE(ncclGroupEnd(), comm);
   }
   if (rejected) throw argument_error;
   if (receives) fold(r, dtype, slots, kWholeSlotBytes, shape.ranks, 1, d_out, d_info, stream);
@@ -247,6 +259,8 @@ void reduce_rows_sharded(Reduction r, DType dtype, const void* d_x, const void* 
   require_valid_op(r, dtype, d_y);
   require_determinism(r, dtype, "reduce_rows_sharded");
   if (rows == 0) return;  // nothing to gather on any rank (every rank passes the same rows)
+  // One row is the whole-array reduce (its 64-byte state, the workspace, no allocation).
+  if (rows == 1) return reduce_sharded(r, dtype, d_x, d_y, cols, d_out, comm, stream);
   if (cols != 0 && rows > static_cast<std::size_t>(-1) / cols)
     reject("reduce_rows_sharded: rows x cols overflows");
   require_pointers(r.op, dtype, d_x, d_y, rows * cols,
@@ -272,7 +286,8 @@ void reduce_rows_sharded(Reduction r, DType dtype, const void* d_x, const void* 
                              cols, mine, ws, stream);
       }
     });
-    REDUCELAB_NCCL_CHECK(ncclAllGather(mine, d_slots, mine_bytes, ncclUint8, comm, stream), comm);
+    REDUCELAB_NCCL_ENQUEUE(ncclAllGather(mine, d_slots, mine_bytes, ncclUint8, comm, stream),
+                           comm);
     fold(r, dtype, d_slots, stride, shape.ranks, rows, d_out, nullptr, stream);
   } catch (...) {
     (void)cudaFreeAsync(d_slots, stream);
