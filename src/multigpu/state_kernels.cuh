@@ -4,8 +4,8 @@
 //
 // ShardStateTraits<Base> is Base (any traits of traits.cuh / stats_traits.cuh) with one change:
 // store() writes the slot (count, signature, Base's accumulator) instead of the finished result.
-// Every other member is Base's, and so is the configuration (ConfigFor below), so the state
-// kernel is the single-GPU kernel instruction for instruction up to the last store: the local
+// Every other member is Base's, and so are the configuration (ConfigFor below) and the grid
+// (launch_state_kernel), so the state kernel is the single-GPU kernel up to the last store: the local
 // reduce keeps its full bandwidth, and with one rank the fold hands store() the very accumulator
 // the single-GPU kernel would have stored (the same bits).
 
@@ -98,15 +98,48 @@ __global__ void fold_states_kernel(const unsigned char* slots, std::size_t strid
   if (info != nullptr && row == 0) *info = {folded.total, folded.agreed ? 1u : 0u};
 }
 
-//! The state of x[0, n) (any n, 0 included) into the kWholeSlotBytes slot at d_state, with the
-//! single-GPU launcher (launch.cuh) and its configuration.
+//! The state kernel of Base on x[0, n) with Config: the single-GPU launch (launch.cuh's
+//! launch_reduce) of the state traits, on the grid of Base's own kernel. The grid is worked out
+//! from Base's kernel's occupancy, not the state kernel's: should the state kernel's last store
+//! cost it a register and a resident block, the same grid still gives the same order of
+//! additions, so one rank keeps the single-GPU bits. (A grid above the resident one is still
+//! correct: the range is split by grid, and the last block to finish folds.)
+template <class Base, class Config, bool kYVector>
+void launch_state_kernel(const typename Base::Elem* x, const typename Base::Elem* y,
+                         std::size_t n, void* d_state, const WorkspaceView& ws,
+                         cudaStream_t stream, Finish finish) {
+  using T = typename Base::Elem;
+  using State = ShardStateTraits<Base, kWholeSlotBytes>;
+  const RangeSplit split = split_range(x, n);
+  const KernelArgs<T> args{x, y, n, split, d_state, ws.d_partials, ws.d_counter, finish};
+  const unsigned resident = resident_grid<KernelTag<Base, Config, kYVector>>(
+      reduce_kernel<Base, Config, kYVector>, Config::kBlock, ws.device);
+  launch_kernel<KernelTag<State, Config, kYVector>>(
+      reduce_kernel<State, Config, kYVector>, grid_size<Config>(split.vectors, resident),
+      Config::kBlock, stream, ws.device, "launch of reducelab reduce_kernel (shard state)", args);
+}
+
+//! The state of x[0, n) (any n, 0 included) into the kWholeSlotBytes slot at d_state: the
+//! kernel and configuration the single-GPU launcher (launch.cuh's launch_with) picks for Base.
 template <class T>
 void launch_shard_state(const Reduction& r, const T* x, const T* y, std::size_t n, void* d_state,
                         const WorkspaceView& ws, cudaStream_t stream) {
   dispatch_traits<T>(r, [&](auto traits) {
     using Base = typename decltype(traits)::type;
-    launch_with<ShardStateTraits<Base, kWholeSlotBytes>>(x, y, n, d_state, ws, stream,
-                                                         finish_of(r));
+    using Config = typename ConfigFor<Base>::type;
+    using Small = typename OneBlockConfigFor<Base>::type;
+    const Finish finish = finish_of(r);
+    if constexpr (!std::is_same_v<Small, Config> && Base::kArrays == 1) {
+      if (split_range(x, n).vectors <= Small::kTile) {
+        launch_state_kernel<Base, Small, true>(x, y, n, d_state, ws, stream, finish);
+        return;
+      }
+    }
+    if (Base::kArrays == 1 || same_offset_in_line(x, y)) {
+      launch_state_kernel<Base, Config, true>(x, y, n, d_state, ws, stream, finish);
+    } else if constexpr (Base::kArrays == 2) {
+      launch_state_kernel<Base, Config, false>(x, y, n, d_state, ws, stream, finish);
+    }
   });
 }
 
