@@ -13,10 +13,12 @@
 # python-bench (python -m reducelab.bench: host time, whole arrays 2^10..2^30, axis shapes,
 # statistics at 2^27; JSON in python-bench.json), repro (issue 14: the gpu_to_gpu tests, then the
 # reproducible mode's cost beside the default, sum and dot of the four floating types at
-# 2^10..2^30 in one table per type), multigpu-tests (issue 15: the sharded reduce over NCCL;
-# on one GPU a 1-rank communicator and virtual ranks, on two the real ranks, both launch styles),
-# multigpu-bench (reducelab_multigpu_bench on every GPU: local reduce, NCCL all-reduce of 4 and
-# 16 bytes, the sharded sum/argmax/var at 2^30 and 2^10 per rank; JSON in multigpu-bench.json),
+# 2^10..2^30 in one table per type), repro-stats (issue 14's statistics: their gpu_to_gpu tests,
+# then var, norm and logsumexp of f32 and f64 at 2^24, 2^27 and 2^30 in both modes),
+# multigpu-tests (issue 15: the sharded reduce over NCCL; on one GPU a 1-rank communicator and
+# virtual ranks, on two the real ranks, both launch styles), multigpu-bench
+# (reducelab_multigpu_bench on every GPU: local reduce, NCCL all-reduce of 4 and 16 bytes, the
+# sharded sum/argmax/var at 2^30 and 2^10 per rank; JSON in multigpu-bench.json),
 # multigpu-examples (both examples on every GPU). The multigpu steps export NCCL_NVLS_ENABLE=0
 # (the issue's setting) and need a build with REDUCELAB_WITH_NCCL. The python steps need no
 # --bin and build nothing of the C++ tools.
@@ -83,6 +85,10 @@ for s in "$@"; do
       for t in f32 f64 f16 bf16; do
         step "repro-sweep $t" "repro-sweep-$t.log" "$cli" sweep --from 10 --to 30 --op sum,dot --dtype "$t" --rungs none --determinism gpu_to_gpu --json "$out/repro-sweep-$t.json"
       done ;;
+    repro-stats)  # issue 14, statistics: same bits as the CPU, then var, norm (ord 2) and logsumexp
+      # in the gpu_to_gpu mode beside the default at 2^24, 2^27 and 2^30, f32 and f64, one run
+      step repro-stats-tests repro-stats-tests.log "$tests" --gtest_filter='*ReproducibleGpu*Statistic*:*ReproducibleFormsWithoutAnOrderYetThrow*'
+      step repro-stats-sweep repro-stats-sweep.log "$cli" sweep --from 24 --to 30 --step 3 --op var,norm,logsumexp --dtype f32,f64 --rungs none --no-cub --determinism gpu_to_gpu --json "$out/repro-stats-sweep.json" ;;
     tune) step tune tune.log "$tune" ;;
     tune-small) step tune-small tune-small.md "$tune" --small ;;
     sweep) step sweep sweep.log "$cli" sweep --from 10 --to 30 --json "$out/sweep.json" ;;

@@ -15,9 +15,12 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <string>
+#include <algorithm>
 #include <vector>
 
 #include "bench/reference.hpp"
+#include "reduce/portable_math.hpp"
 #include "reduce/reproducible_plan.hpp"
 #include "reducelab/error.hpp"
 #include "reducelab/reproducible.hpp"
@@ -266,6 +269,265 @@ TYPED_TEST(ReproducibleCpu, KernelModelGivesTheSameBitsAtEveryOffset) {
   }
 }
 
+// ---- the statistics (reproducible_stats.hpp) -------------------------------------------------
+
+// Long-double references of the statistics.
+template <class T>
+struct StatReference {
+  long double mean, m2, abs_sum, sum_sq, max, sum_exp, abs_magnitude;
+};
+
+// Neumaier's compensated sum in long double: the reference of a sum of 2^20 doubles must be
+// better than long double's own sequential rounding (2^20 x 2^-64 relative, near f64's bound).
+struct Compensated {
+  long double sum = 0, carry = 0;
+  void add(long double v) {
+    const long double t = sum + v;
+    carry += std::fabs(sum) >= std::fabs(v) ? (sum - t) + v : (v - t) + sum;
+    sum = t;
+  }
+  long double value() const { return sum + carry; }
+};
+
+template <class T>
+StatReference<T> stat_reference(const std::vector<T>& x) {
+  StatReference<T> r{0, 0, 0, 0, -INFINITY, 0, 0};
+  Compensated mean, abs_sum, sum_sq, m2, sum_exp;
+  for (const T& v : x) {
+    const long double e = to_long_double(v);
+    mean.add(e);
+    abs_sum.add(std::fabs(e));
+    sum_sq.add(e * e);  // one long-double rounding per square (2^-64), far inside the bounds
+    r.max = std::max(r.max, e);
+  }
+  r.mean = mean.value() / static_cast<long double>(x.size());
+  for (const T& v : x) {
+    const long double d = to_long_double(v) - r.mean;
+    m2.add(d * d);
+    sum_exp.add(std::exp(to_long_double(v) - r.max));
+  }
+  r.abs_sum = r.abs_magnitude = abs_sum.value();
+  r.sum_sq = sum_sq.value();
+  r.m2 = m2.value();
+  r.sum_exp = sum_exp.value();
+  return r;
+}
+
+long double g(int k, long double u) { return k * u / (1 - k * u); }
+
+template <class T>
+int depth(std::size_t n) {
+  return plan::depth_of(plan::plan_for(sizeof(T), n));
+}
+
+// Inputs for the statistics: the sum's, plus a large mean against a small spread (where a
+// one-pass sum of squares loses everything).
+template <class T>
+std::vector<T> stat_input(int kind, std::size_t n, std::uint64_t seed) {
+  if (kind < 5) return make_input<T>(static_cast<Input>(kind), n, seed);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<T> x(n);
+  const double centre = sizeof(T) == 2 ? 300.0 : 1e6;
+  for (std::size_t i = 0; i < n; ++i) x[i] = from_double<T>(centre + normal(rng));
+  return x;
+}
+
+TYPED_TEST(ReproducibleCpu, StatisticsWithinTheirStatedBounds) {
+  using T = TypeParam;
+  using A = sum_t<T>;
+  const long double u = std::numeric_limits<A>::epsilon() / 2;
+  for (int kind = 0; kind < 6; ++kind) {
+    if (kind == static_cast<int>(Input::subnormal)) continue;  // below: SpecialValues
+    for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{33}, std::size_t{1000},
+                          std::size_t{4097}, std::size_t{65537}, (std::size_t{1} << 20) + 3}) {
+      const std::vector<T> x = stat_input<T>(kind, n, kSeed + 11 * n + kind);
+      const StatReference<T> ref = stat_reference(x);
+      const int d = depth<T>(n);
+      const std::string where = "kind " + std::to_string(kind) + " n " + std::to_string(n);
+
+      // norm ord 1: g_d sum |x| plus the final rounding.
+      const long double n1 = reproducible_norm_cpu(x.data(), n, 1);
+      EXPECT_LE(std::fabs(n1 - ref.abs_sum), g(d, u) * ref.abs_sum + u * ref.abs_sum) << where;
+
+      // norm ord 2: (g'/2 + u) relative.
+      const long double exact2 = std::sqrt(ref.sum_sq);
+      const long double u2 = std::is_same_v<T, float> || std::is_same_v<T, __nv_bfloat16>
+                                 ? std::ldexp(1.0L, -53) : u;
+      const int d2 = std::is_same_v<T, double> ? d + 1 : d;
+      const long double n2 = reproducible_norm_cpu(x.data(), n, 2);
+      EXPECT_LE(std::fabs(n2 - exact2), (g(d2, u2) / 2 + u) * exact2 * 1.0001L) << where;
+
+      // var (correction 1 and 0), std: the two-pass bound.
+      for (double correction : {1.0, 0.0}) {
+        if (n <= correction) continue;
+        StatPair<A> pair{};
+        reproducible_reduce_cpu(Reduction::var_mean(correction), dtype_of<T>::value, x.data(),
+                                nullptr, n, &pair);
+        const long double m = pair.mean;
+        const long double mean_err = std::fabs(m - ref.mean);
+        EXPECT_LE(mean_err, g(d, u) * ref.abs_sum / n + u * std::fabs(m)) << where;
+        const long double divisor = static_cast<long double>(n) - correction;
+        const long double shift = n * mean_err * mean_err;
+        const long double sum_bound = g(d + 3, u) * (ref.m2 + shift) + shift;
+        const long double exact_var = ref.m2 / divisor;
+        const long double var_bound = sum_bound / divisor * (1 + 3 * u) + 2 * u * exact_var;
+        EXPECT_LE(std::fabs(pair.first - exact_var), var_bound)
+            << where << " correction " << correction << " var " << static_cast<double>(pair.first)
+            << " exact " << static_cast<double>(exact_var);
+        EXPECT_EQ(bits(pair.first), bits(reproducible_var_cpu(x.data(), n, correction))) << where;
+        EXPECT_EQ(bits(pair.mean), bits(reproducible_mean_cpu(x.data(), n))) << where;
+        StatPair<A> std_pair{};
+        reproducible_reduce_cpu(Reduction::std_mean(correction), dtype_of<T>::value, x.data(),
+                                nullptr, n, &std_pair);
+        // |sqrt(v') - sqrt(v)| = |v' - v| / (sqrt(v') + sqrt(v)), then the root's rounding.
+        const long double exact_std = std::sqrt(exact_var);
+        const long double roots = std::sqrt(static_cast<long double>(pair.first)) + exact_std;
+        const long double std_bound =
+            (roots > 0 ? var_bound / roots : 0) + u * std::fabs(std_pair.first);
+        EXPECT_LE(std::fabs(std_pair.first - exact_std), std_bound * 1.0001L) << where;
+      }
+
+      // logsumexp: g_d + (3 + ln n) u + 2 u ln(sum) + u |r|, absolute.
+      const long double exact_lse = ref.max + std::log(ref.sum_exp);
+      const long double lse = reproducible_logsumexp_cpu(x.data(), n);
+      const long double lse_bound = g(d, u) + (3 + std::log(static_cast<long double>(n))) * u +
+                                    2 * u * std::log(ref.sum_exp) + u * std::fabs(exact_lse);
+      EXPECT_LE(std::fabs(lse - exact_lse), lse_bound * 1.001L)
+          << where << " got " << static_cast<double>(lse) << " exact "
+          << static_cast<double>(exact_lse);
+    }
+  }
+}
+
+// The statistics of each type are fixed functions of the input: the same bits on every call, and
+// the same bits as the two passes written out here with the plain sum of the terms (the CPU
+// function's order is the sum's, so the sum of precomputed terms in sum_t gives the same bits).
+TEST(ReproducibleCpuValues, StatisticsAreTheFixedOrderSumOfTheirTerms) {
+  const std::size_t n = 100003;
+  const std::vector<float> x = make_input<float>(Input::wide, n, kSeed);
+  std::vector<float> abs(n), dev(n);
+  const float mean = reproducible_mean_cpu(x.data(), n);
+  for (std::size_t i = 0; i < n; ++i) {
+    abs[i] = std::fabs(x[i]);
+    const float d = x[i] - mean;
+    dev[i] = d * d;  // this file is compiled with -ffp-contract=off too
+  }
+  EXPECT_EQ(bits(reproducible_norm_cpu(x.data(), n, 1)), bits(reproducible_sum_cpu(abs.data(), n)));
+  EXPECT_EQ(bits(reproducible_var_cpu(x.data(), n, 1)),
+            bits(reproducible_sum_cpu(dev.data(), n) / static_cast<float>(n - 1)));
+  // norm ord 2 of f32 is the double sum of exact squares: the double sum of x*x as f64 input.
+  std::vector<double> sq(n);
+  for (std::size_t i = 0; i < n; ++i) sq[i] = static_cast<double>(x[i]) * x[i];
+  // Not the same order (f64's lanes are 64, f32's 128), so only close, not equal:
+  const double root = std::sqrt(reproducible_sum_cpu(sq.data(), n));
+  EXPECT_NEAR(reproducible_norm_cpu(x.data(), n, 2), root, root * 1e-7);
+}
+
+TEST(ReproducibleCpuValues, PortableExpAndLogWithinOneUlp) {
+  namespace portable = detail::portable;
+  auto check = [](auto zero, int count) {
+    using A = decltype(zero);
+    std::mt19937_64 rng(kSeed);
+    std::uniform_real_distribution<double> unit(-1, 1);
+    const double lo = sizeof(A) == 4 ? -104.0 : -746.0;
+    const double hi = sizeof(A) == 4 ? 88.7 : 709.7;
+    auto ulps = [](A got, long double want) -> long double {
+      const A w = static_cast<A>(want);
+      if (std::isinf(w)) return got == w ? 0 : 1e9;
+      const long double ulp = std::fabs(w) < std::numeric_limits<A>::min()
+                                  ? std::numeric_limits<A>::denorm_min()
+                                  : std::fabs(std::nextafter(w, A(0)) - w) * (w == 0 ? 0 : 1);
+      return ulp == 0 ? (got == 0 ? 0 : 1e9) : std::fabs(got - want) / ulp;
+    };
+    long double worst_exp = 0, worst_log = 0;
+    for (int i = 0; i < count; ++i) {
+      const double span = i % 3 == 0 ? 1.0 : (i % 3 == 1 ? 1e-4 : 1.0);
+      const A x = static_cast<A>(i % 3 == 0 ? lo + (hi - lo) * (unit(rng) + 1) / 2 : span * unit(rng) * 40);
+      worst_exp = std::max(worst_exp, ulps(portable::exp_rn(x), std::exp(static_cast<long double>(x))));
+      const int e = static_cast<int>(unit(rng) * (sizeof(A) == 4 ? 149 : 1074));
+      const A y = i % 4 == 0 ? static_cast<A>(1 + unit(rng) * 1e-3)
+                             : static_cast<A>(std::ldexp(1.5 + unit(rng) / 2, e));
+      if (y > 0)
+        worst_log = std::max(worst_log, ulps(portable::log_rn(y), std::log(static_cast<long double>(y))));
+    }
+    EXPECT_LE(worst_exp, 1.0L) << sizeof(A);
+    EXPECT_LE(worst_log, 1.0L) << sizeof(A);
+    const A inf = std::numeric_limits<A>::infinity();
+    EXPECT_EQ(portable::exp_rn(A(0)), A(1));
+    EXPECT_EQ(bits(portable::log_rn(A(1))), bits(A(0)));
+    EXPECT_EQ(portable::exp_rn(-inf), A(0));
+    EXPECT_EQ(portable::exp_rn(inf), inf);
+    EXPECT_EQ(portable::exp_rn(A(1000)), inf);
+    EXPECT_EQ(portable::log_rn(A(0)), -inf);
+    EXPECT_EQ(portable::log_rn(inf), inf);
+    EXPECT_TRUE(std::isnan(portable::log_rn(A(-1))));
+    EXPECT_TRUE(std::isnan(portable::exp_rn(std::numeric_limits<A>::quiet_NaN())));
+    EXPECT_EQ(portable::exp_rn(std::numeric_limits<A>::lowest() ), A(0));
+    EXPECT_GT(portable::exp_rn(static_cast<A>(sizeof(A) == 4 ? -103.0 : -744.0)), A(0));  // subnormal
+  };
+  check(0.0f, 400000);
+  check(0.0, 400000);
+}
+
+TEST(ReproducibleCpuValues, StatisticsSpecialValues) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::uint64_t canonical = 0x7fffffff;
+  const std::vector<float> one = {3.0f};
+  // n <= correction: 0 / 0 = NaN (one element), s / 0 = inf; as the default mode.
+  EXPECT_EQ(bits(reproducible_var_cpu(one.data(), 1, 1)), canonical);
+  EXPECT_EQ(reproducible_var_cpu(one.data(), 1, 0), 0.0f);
+  const std::vector<float> two = {1.0f, 2.0f};
+  EXPECT_EQ(reproducible_var_cpu(two.data(), 2, 2), inf);
+  EXPECT_EQ(reproducible_var_cpu(two.data(), 2, 1), 0.5f);
+  // NaN and infinities.
+  std::vector<float> x(1000, 1.5f);
+  x[700] = inf;
+  EXPECT_EQ(bits(reproducible_var_cpu(x.data(), x.size())), canonical);  // x - inf
+  EXPECT_EQ(reproducible_logsumexp_cpu(x.data(), x.size()), inf);
+  EXPECT_EQ(reproducible_norm_cpu(x.data(), x.size(), 1), inf);
+  EXPECT_EQ(reproducible_norm_cpu(x.data(), x.size(), 2), inf);
+  x[300] = -nan;
+  EXPECT_EQ(bits(reproducible_logsumexp_cpu(x.data(), x.size())), canonical);
+  EXPECT_EQ(bits(reproducible_norm_cpu(x.data(), x.size(), 2)), canonical);
+  const std::vector<float> minus_inf(77, -inf);
+  EXPECT_EQ(reproducible_logsumexp_cpu(minus_inf.data(), 77), -inf);
+  std::vector<float> one_finite = minus_inf;
+  one_finite[40] = 2.5f;
+  EXPECT_EQ(reproducible_logsumexp_cpu(one_finite.data(), 77), 2.5f);
+  const std::vector<float> zeros(50, 0.0f);
+  EXPECT_EQ(reproducible_logsumexp_cpu(zeros.data(), 50), std::log(50.0f));  // within 1 ulp of it
+  // Empty: the default mode's values.
+  EXPECT_EQ(bits(reproducible_var_cpu<float>(nullptr, 0)), canonical);
+  EXPECT_EQ(bits(reproducible_norm_cpu<float>(nullptr, 0, 2)), bits(0.0f));
+  EXPECT_EQ(reproducible_logsumexp_cpu<float>(nullptr, 0), -inf);
+  StatPair<double> pair{};
+  reproducible_reduce_cpu(Reduction::std_mean(), DType::f64, nullptr, nullptr, 0, &pair);
+  EXPECT_EQ(bits(pair.first), std::uint64_t{0x7fffffffffffffff});
+  EXPECT_EQ(bits(pair.mean), std::uint64_t{0x7fffffffffffffff});
+  // norm ord 2 without overflow or underflow: f32 squares in double, f64 scaled.
+  const std::vector<float> big(1000, 1e30f);
+  EXPECT_NEAR(reproducible_norm_cpu(big.data(), 1000, 2), 1e30 * std::sqrt(1000.0), 1e30 * 1e-5);
+  const std::vector<float> tiny(1000, 1e-40f);  // subnormal floats
+  EXPECT_NEAR(reproducible_norm_cpu(tiny.data(), 1000, 2), 1e-40f * std::sqrt(1000.0f), 1e-45);
+  for (double scale : {std::ldexp(1.0, 700), std::ldexp(1.0, -1000), std::ldexp(1.0, -1070)}) {
+    std::vector<double> v(4097);
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = scale * (1 + (i % 3));
+    long double exact = 0;
+    for (double e : v) exact += (static_cast<long double>(e) / scale) * (static_cast<long double>(e) / scale);
+    exact = std::sqrt(exact) * scale;
+    const double got = reproducible_norm_cpu(v.data(), v.size(), 2);
+    EXPECT_TRUE(std::isfinite(got) && got > 0) << scale;
+    EXPECT_LE(std::fabs(got - exact), exact * 1e-14L + std::numeric_limits<double>::denorm_min())
+        << scale;
+  }
+  // The large mean against a small spread: the two passes keep the spread.
+  std::vector<float> shifted(10000);
+  for (std::size_t i = 0; i < shifted.size(); ++i) shifted[i] = 1e6f + (i % 2 == 0 ? 0.5f : -0.5f);
+  EXPECT_NEAR(reproducible_var_cpu(shifted.data(), shifted.size(), 0), 0.25f, 1e-6f);
+}
+
 // ---- special values and errors ---------------------------------------------------------------
 
 TEST(ReproducibleCpuValues, SignedZerosNaNAndEmpty) {
@@ -299,6 +561,23 @@ TEST(ReproducibleCpuValues, RejectsWhatItDoesNotCompute) {
   EXPECT_THROW(reproducible_reduce_cpu(Op::max, DType::f32, x.data(), nullptr, 4, &value), Error);
   EXPECT_THROW(reproducible_reduce_cpu(Op::dot, DType::f32, x.data(), nullptr, 4, &value), Error);
   EXPECT_THROW(reproducible_reduce_cpu(Op::sum, DType::f32, x.data(), x.data(), 4, &value), Error);
+  // norm of ord 0 and inf are order-free (the default mode's bits), not computed here.
+  EXPECT_THROW(reproducible_reduce_cpu(Reduction::norm(0), DType::f32, x.data(), nullptr, 4, &value),
+               Error);
+  EXPECT_THROW(reproducible_reduce_cpu(Reduction::norm(INFINITY), DType::f32, x.data(), nullptr, 4,
+                                       &value),
+               Error);
+  EXPECT_THROW(reproducible_reduce_cpu(Reduction::var(-1), DType::f32, x.data(), nullptr, 4, &value),
+               Error);
+  EXPECT_THROW(reproducible_reduce_cpu(Reduction::var(NAN), DType::f32, x.data(), nullptr, 4, &value),
+               Error);
+  EXPECT_THROW(reproducible_reduce_cpu(Op::logsumexp, DType::f32, x.data(), x.data(), 4, &value),
+               Error);
+  try {
+    reproducible_reduce_cpu(Reduction::norm(0), DType::f32, x.data(), nullptr, 4, &value);
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("order-free"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ReproducibleCpuValues, ApiDefaultsToRunToRun) {

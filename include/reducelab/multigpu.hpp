@@ -30,8 +30,8 @@
 //!   give the same bits on every call and on every rank. With one rank the result has the bits
 //!   of reduce() on the same array. The gpu_to_gpu mode (reproducible.hpp) is taken by the ops
 //!   whose result does not depend on the order (order-free ops and the integer types); the
-//!   fixed-order floating sum, dot and mean throw reducelab::Error (not built yet:
-//!   docs/notebook/multigpu.md says what it needs).
+//!   fixed-order floating ops (sum, dot, mean and the statistics) throw reducelab::Error (not
+//!   built yet: docs/notebook/multigpu.md says what it needs).
 //! - Calls are collective: every rank of `comm` must make the same call (op, parameters, dtype,
 //!   and for rows the same row count) in the same order, as every NCCL collective. A rank whose
 //!   arguments are rejected (null or host pointer, invalid op) still takes part in the collective

@@ -9,7 +9,8 @@
 //!     assert(s == reducelab::reproducible_sum_cpu(h_x, n));  // same bits
 //!
 //! What is guaranteed. For the same input values (the same n and the same elements, bit for bit)
-//! and the same reducelab version, the whole-array sum, dot and mean of f32, f64, f16 and bf16 in
+//! and the same reducelab version, the whole-array sum, dot, mean, var, std, var_mean, std_mean,
+//! logsumexp and norm of ord 1 and 2 (with the same correction) of f32, f64, f16 and bf16 in
 //! the gpu_to_gpu mode give the same bits on any GPU (any SM count, occupancy or architecture),
 //! with any grid or block size, at any offset of the pointers in memory (d_x and d_y need only be
 //! element-aligned, and need not share an offset), on any stream, and they equal what
@@ -19,6 +20,21 @@
 //! only), then complete binary trees of adjacent pairs over the lanes of a tile and over the
 //! tiles. Every operation is one IEEE round-to-nearest addition or multiplication in sum_t<T>
 //! (f32 for f16 and bf16), never a fused multiply-add, and subnormals are kept.
+//! - The statistics are each the fixed-order sum above of a term f(x_i), with scalar work before
+//!   and after it, every step an IEEE round-to-nearest operation (src/reduce/reproducible_stats.hpp):
+//!   norm ord 1: f = |x|; norm ord 2: f = x x (in double for f32 and bf16, whose squares are exact
+//!   there and never overflow; for f64 f = (s x)^2 with s a power of two chosen from max |x|, so
+//!   no square overflows or underflows), then the correctly rounded square root; var, std,
+//!   var_mean, std_mean: two passes, m = the gpu_to_gpu mean (the same bits as Op::mean), then
+//!   f = (x - m)^2, divided by max(0, n - correction) rounded to the accumulator, std its correctly
+//!   rounded square root, the mean of the pair m; logsumexp: M = max x_i (order-free), f =
+//!   exp(x - M), then M + log(sum), with an exp and a log built from IEEE +, -, x, / alone (the
+//!   GPU's expf/logf and the C library's differ between machines), each within 1 ulp.
+//! - Special values as the default mode: var and std of n <= correction elements are NaN (m2 = 0)
+//!   or inf; a NaN element gives NaN; var of data with an infinity is NaN (x - inf); logsumexp is
+//!   NaN with a NaN, +inf with a +inf, -inf for all -inf; norm is inf with an infinity. An empty
+//!   input (n = 0) gives what the default mode gives (it reads nothing): NaN for var and std
+//!   ({NaN, NaN} for the pairs), 0 for norm, -inf for logsumexp.
 //! - A NaN result is the canonical NaN (0x7fffffff, 0x7fffffffffffffff), whatever the NaNs in the
 //!   input: the payload of a NaN is not part of the promise. -0 and +0 follow IEEE addition (a sum
 //!   of only -0.0 is -0.0, as in the default mode).
@@ -34,9 +50,12 @@
 //!   sequential sum's, nor another library's.
 //! - The values you pass: code of yours that computes the input with contracted multiply-adds, or
 //!   another compiler or flags, may give other input bits; the promise starts at the input.
-//! - Not yet (issue 14, left): var, std, var_mean, std_mean, norm of ord 1 and 2, logsumexp, and the
-//!   axis, segmented and list forms of every floating op that is not order-free. They throw
-//!   reducelab::Error in the gpu_to_gpu mode rather than give bits that would not repeat.
+//! - Not yet (issue 14, left): the axis, segmented and list forms of every floating op that is not
+//!   order-free. They throw reducelab::Error in the gpu_to_gpu mode rather than give bits that
+//!   would not repeat. (norm takes ord 0, 1, 2, inf and -inf only, in both modes.)
+//! - The bits of a statistic against the default mode's: the default var is Welford/Chan in one
+//!   pass, logsumexp a running max with the hardware's exp; both are within their bounds of the
+//!   exact value, not equal to each other.
 //!
 //! Accuracy: with depth d = K - 1 + log2(P) + ceil(log2(tiles)) (+1 for dot's rounded products),
 //! |result - exact| <= d u / (1 - d u) x sum |x_i| (dot: sum |x_i y_i|), u = 2^-24 for f32, f16
@@ -44,10 +63,34 @@
 //! 2^-150 (f32, f16, bf16) or n x 2^-1075 (f64) where products underflow into the subnormals
 //! (additions of subnormals are exact, products are not). For f32: d = 3 + 7 +
 //! 1 = 11 at n = 1000, 3 + 7 + 15 = 25 at 2^22, 255 + 7 + 15 = 277 at 2^30 (1.7e-5 x sum |x_i|).
-//! reproducible_error_bound(dtype, n) returns the bound's factor.
+//! reproducible_error_bound(dtype, n) returns the bound's factor, g = d u / (1 - d u).
 //!
-//! Cost: the same bytes as the default mode (each input read once); the issue's target is at most
-//! 5% over the default at 2^24..2^30 and 1 us at 2^10..2^20 (docs/notebook/reproducible.md).
+//! Accuracy of the statistics (u and d as above, u of the accumulator: 2^-24 for f32, f16, bf16,
+//! 2^-53 for f64; g_k = k u / (1 - k u); tests/test_reproducible.cpp checks each against long
+//! double):
+//! - norm ord 1: |r - exact| <= g_d x sum |x_i| (|x| is exact), plus the final rounding u |r|
+//!   for f16 and bf16 (none: the accumulator is the result type).
+//! - norm ord 2: |r - exact| <= (g'/2 + u) x exact, g' = g_d in double (2^-53) for f32 and bf16
+//!   (squares exact), g_d for f16 (squares exact in float), g_{d+1} for f64 (rounded squares;
+//!   the scaled squares that underflow are those of elements under 2^-122 of max |x|, which move
+//!   the result by less than n 2^-244 of it).
+//! - var (two passes, Chan/Golub/LeVeque's two-pass algorithm in the fixed order): with S the
+//!   exact sum of (x_i - mean)^2 and m the computed mean, |sum - S| <= g_{d+3} (S + n (m -
+//!   mean)^2) + n (m - mean)^2, |m - mean| <= g_d sum |x_i| / n + u |m|, and var = sum / divisor
+//!   adds one rounding (u) and the divisor's (u, for n - correction > 2^24 in float). The error
+//!   of the mean enters squared: the result is accurate to about (d + 5) u relative for any mean,
+//!   however large against the spread (where a one-pass sum of squares would lose everything).
+//!   std: half var's relative error plus u.
+//! - logsumexp: |r - exact| <= g_d + (3 + ln n) u + 2 u ln(sum) + u |r| (absolute, first order):
+//!   the rounding of x_i - M moves each term by u |x_i - M| relative (their weighted mean is at
+//!   most ln n), exp adds 2 u relative, the sum g_d, log 2 u |ln(sum)|, the final addition u |r|.
+//!
+//! Cost: sum, dot, mean, norm ord 1 and norm ord 2 of f32, f16 and bf16 read each input once, as
+//! the default mode. var, std, var_mean, std_mean, logsumexp and norm ord 2 of f64 read it twice
+//! (a first pass for the mean, the max or max |x|): twice the bytes, so about twice the default's
+//! time where it is memory-bound. Measured on the H200 (docs/results/h200-reproducible.md): sum
+//! f32 +4% at 2^30, +6% at 2^27, +11% at 2^24, at most +1 us up to 2^20; var about 2x, logsumexp
+//! 2.4-3.2x (its portable exp is compute-bound), the f32 2-norm (summed in double) 1.08-1.33x.
 
 #include <cstddef>
 
@@ -57,9 +100,10 @@
 
 namespace reducelab {
 
-//! The gpu_to_gpu result of r.op (sum, dot or mean) over host memory h_x[0, n) (and h_y for dot,
-//! else null) of floating `dtype`, written to h_out (result_size(r.op, dtype) bytes): the same
-//! bits the GPU gives. Throws reducelab::Error for another op or type.
+//! The gpu_to_gpu result of r (sum, dot, mean, var, std, var_mean, std_mean, logsumexp, or norm of
+//! ord 1 or 2, with r.correction and r.ord) over host memory h_x[0, n) (and h_y for dot, else
+//! null) of floating `dtype`, written to h_out (result_size(r.op, dtype) bytes): the same bits
+//! the GPU gives. Throws reducelab::Error for another op, ord or type, or a bad correction.
 void reproducible_reduce_cpu(Reduction r, DType dtype, const void* h_x, const void* h_y,
                              std::size_t n, void* h_out);
 
@@ -86,6 +130,28 @@ template <class T>
 stat_t<T> reproducible_mean_cpu(const T* h_x, std::size_t n) {
   stat_t<T> out{};
   reproducible_reduce_cpu(Op::mean, dtype_of<T>::value, h_x, nullptr, n, &out);
+  return out;
+}
+
+//! The gpu_to_gpu var (correction as torch's) of host memory h_x[0, n).
+template <class T>
+stat_t<T> reproducible_var_cpu(const T* h_x, std::size_t n, double correction = 1) {
+  stat_t<T> out{};
+  reproducible_reduce_cpu(Reduction::var(correction), dtype_of<T>::value, h_x, nullptr, n, &out);
+  return out;
+}
+//! The gpu_to_gpu norm of ord 1 or 2 of host memory h_x[0, n).
+template <class T>
+stat_t<T> reproducible_norm_cpu(const T* h_x, std::size_t n, double ord = 2) {
+  stat_t<T> out{};
+  reproducible_reduce_cpu(Reduction::norm(ord), dtype_of<T>::value, h_x, nullptr, n, &out);
+  return out;
+}
+//! The gpu_to_gpu logsumexp of host memory h_x[0, n) (-inf for n == 0).
+template <class T>
+stat_t<T> reproducible_logsumexp_cpu(const T* h_x, std::size_t n) {
+  stat_t<T> out{};
+  reproducible_reduce_cpu(Op::logsumexp, dtype_of<T>::value, h_x, nullptr, n, &out);
   return out;
 }
 

@@ -24,7 +24,12 @@ Rules shared by every function (each docstring adds its own):
   CUDA failures. Nothing is launched after an error, and the CUDA context stays usable.
 - Negative strides (CuPy) are read in place along reduced axes; on a kept axis, and for index
   results, they raise ValueError (no silent copy). Strided views of rank > 8 raise ValueError.
-- Determinism: the same call on the same GPU model gives bitwise identical results.
+- Determinism: the same call on the same GPU model gives bitwise identical results. The
+  whole-array sum, mean, var, std, var_mean, std_mean, norm (ord 1, 2), logsumexp, dot and
+  item take ``determinism="gpu_to_gpu"`` (default ``"run_to_run"``): the same bits on every GPU,
+  grid and pointer offset for the same input values and reducelab version, in a fixed order
+  (reducelab/reproducible.hpp; var, std, logsumexp and the f64 2-norm read the input twice).
+  Along a dim it raises ValueError for the ops whose result depends on the order.
 """
 
 import collections
@@ -140,12 +145,12 @@ def _describe(x):
 
 
 def _reduce(op, x, dim=None, keepdim=False, want=None, correction=1.0, ord=2.0, stream=None,
-            out=None, y=None):
+            out=None, y=None, determinism=0):
     b, x, (ptr, code, shape, strides, unit, device) = _describe(x)
     buf_name, final, cast = _spec(op, code, want)
     if cast is not None:
         return _reduce(op, b.cast(x, cast), dim, keepdim, None, correction, ord, stream, out,
-                       None if y is None else b.cast(y, cast))
+                       None if y is None else b.cast(y, cast), determinism)
     if dim is None:
         mask, shape_out = -1, (1,) * len(shape) if keepdim else ()
         reduced = _count(shape) if op.empty != "zero" else 1
@@ -182,7 +187,7 @@ def _reduce(op, x, dim=None, keepdim=False, want=None, correction=1.0, ord=2.0, 
             buf = ob.empty(shape_buf, buf_name, device)
         result = ob.address(buf)
     _launch(op.code, correction, ord, code, ptr, yptr, shape, strides, unit, mask, result, s,
-            device)
+            device, determinism)
     if not pair:
         return buf if final is None else ob.cast(buf, final)
     return _split(ob, op, buf, final, code)
@@ -250,6 +255,17 @@ def _correction(correction, unbiased):
     return 1.0 if correction is None else float(correction)
 
 
+_DETERMINISM = {"run_to_run": 0, "gpu_to_gpu": 1}
+
+
+def _determinism(value):
+    code = _DETERMINISM.get(value) if isinstance(value, str) else None
+    if code is None:
+        raise ValueError(f"reducelab: determinism must be 'run_to_run' or 'gpu_to_gpu', not "
+                         f"{value!r}")
+    return code
+
+
 def _want(x, dtype):
     if dtype is None:
         return None
@@ -259,7 +275,8 @@ def _want(x, dtype):
 
 # ---- the functions ----
 
-def sum(x, dim=None, keepdim=False, dtype=None, *, stream=None, out=None):
+def sum(x, dim=None, keepdim=False, dtype=None, *, stream=None, out=None,
+        determinism="run_to_run"):
     """Sum of the elements of ``x`` over ``dim`` (all by default), as ``torch.sum``.
 
     Result dtype as torch's: floating inputs give their own dtype (float16/bfloat16 accumulate in
@@ -268,47 +285,55 @@ def sum(x, dim=None, keepdim=False, dtype=None, *, stream=None, out=None):
     sum for them). ``dtype=`` otherwise casts the input first, as torch does. Integer sums wrap
     modulo 2^64. NaN in, NaN out; an empty sum is 0. See the module notes for dim, stream, out.
     """
-    return _reduce(_OP["sum"], x, dim, keepdim, _want(x, dtype), stream=stream, out=out)
+    return _reduce(_OP["sum"], x, dim, keepdim, _want(x, dtype), stream=stream, out=out,
+                   determinism=_determinism(determinism))
 
 
-def mean(x, dim=None, keepdim=False, dtype=None, *, stream=None, out=None):
+def mean(x, dim=None, keepdim=False, dtype=None, *, stream=None, out=None,
+         determinism="run_to_run"):
     """Mean over ``dim``, as ``torch.mean``: floating inputs only (TypeError for integers, as
     torch), the result in the input's dtype (float16/bfloat16 computed in float32; ``dtype=``
     as in :func:`sum`). The mean of no elements is NaN, as torch."""
-    return _reduce(_OP["mean"], x, dim, keepdim, _want(x, dtype), stream=stream, out=out)
+    return _reduce(_OP["mean"], x, dim, keepdim, _want(x, dtype), stream=stream, out=out,
+                   determinism=_determinism(determinism))
 
 
-def var(x, dim=None, *, correction=None, keepdim=False, unbiased=None, stream=None, out=None):
+def var(x, dim=None, *, correction=None, keepdim=False, unbiased=None, stream=None, out=None,
+        determinism="run_to_run"):
     """Variance over ``dim`` with torch's ``correction`` (default 1; 0 is the population
     variance; ``unbiased=`` is accepted as torch's older spelling): sum (x - mean)^2 /
     max(0, n - correction), in one pass with Welford/Chan merges (accurate for a large mean
     against the spread). Floating inputs only; the result in the input's dtype. n <= correction
     gives NaN or inf, as torch."""
     return _reduce(_OP["var"], x, dim, keepdim, None, _correction(correction, unbiased),
-                   stream=stream, out=out)
+                   stream=stream, out=out, determinism=_determinism(determinism))
 
 
-def std(x, dim=None, *, correction=None, keepdim=False, unbiased=None, stream=None, out=None):
+def std(x, dim=None, *, correction=None, keepdim=False, unbiased=None, stream=None, out=None,
+        determinism="run_to_run"):
     """Standard deviation over ``dim``: sqrt(:func:`var`), same arguments and rules."""
     return _reduce(_OP["std"], x, dim, keepdim, None, _correction(correction, unbiased),
-                   stream=stream, out=out)
+                   stream=stream, out=out, determinism=_determinism(determinism))
 
 
-def var_mean(x, dim=None, *, correction=None, keepdim=False, unbiased=None, stream=None):
+def var_mean(x, dim=None, *, correction=None, keepdim=False, unbiased=None, stream=None,
+             determinism="run_to_run"):
     """(var, mean) over ``dim`` in one pass, as ``torch.var_mean`` (a tuple of two arrays,
     strided views of one buffer when the input is float32 or float64)."""
     return _reduce(_OP["var_mean"], x, dim, keepdim, None, _correction(correction, unbiased),
-                   stream=stream)
+                   stream=stream, determinism=_determinism(determinism))
 
 
-def std_mean(x, dim=None, *, correction=None, keepdim=False, unbiased=None, stream=None):
+def std_mean(x, dim=None, *, correction=None, keepdim=False, unbiased=None, stream=None,
+             determinism="run_to_run"):
     """(std, mean) over ``dim`` in one pass, as ``torch.std_mean``; arguments and rules as
     :func:`var_mean`."""
     return _reduce(_OP["std_mean"], x, dim, keepdim, None, _correction(correction, unbiased),
-                   stream=stream)
+                   stream=stream, determinism=_determinism(determinism))
 
 
-def norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, stream=None, out=None):
+def norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, stream=None, out=None,
+         determinism="run_to_run"):
     """Vector norm of order ``ord`` over ``dim``, as ``torch.linalg.vector_norm``: ord 2 (never
     overflows or underflows where the result is representable), 1, 0 (count of nonzeros), inf
     (max |x|), -inf (min |x|); other orders raise ValueError. Floating inputs only. The norm of
@@ -317,15 +342,16 @@ def norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, stream=None, out=None
     if ord not in (0.0, 1.0, 2.0) and ord not in _INF:
         raise ValueError(f"reducelab: norm takes ord 0, 1, 2, inf or -inf, not {ord}")
     return _reduce(_OP["norm"], x, dim, keepdim, _want(x, dtype), ord=ord, stream=stream,
-                   out=out)
+                   out=out, determinism=_determinism(determinism))
 
 
-def logsumexp(x, dim=None, keepdim=False, *, stream=None, out=None):
+def logsumexp(x, dim=None, keepdim=False, *, stream=None, out=None, determinism="run_to_run"):
     """log(sum(exp(x))) over ``dim`` in one pass, as ``torch.logsumexp`` (dim=None reduces every
     axis). Floating inputs only (torch also takes integers, as float: convert first). NaN if any
     element is NaN, else +inf if any is +inf; -inf for no elements. float32 exponentials use the
     hardware ex2.approx (terms below 2^-126 of the largest flush to zero)."""
-    return _reduce(_OP["logsumexp"], x, dim, keepdim, stream=stream, out=out)
+    return _reduce(_OP["logsumexp"], x, dim, keepdim, stream=stream, out=out,
+                   determinism=_determinism(determinism))
 
 
 def count_nonzero(x, dim=None, *, stream=None, out=None):
@@ -399,14 +425,15 @@ def aminmax(x, *, dim=None, keepdim=False, stream=None):
     return MinMax(*_reduce(_OP["aminmax"], x, dim, keepdim, stream=stream))
 
 
-def dot(x, y, *, stream=None, out=None):
+def dot(x, y, *, stream=None, out=None, determinism="run_to_run"):
     """Sum of x[i] * y[i] over two 1-D arrays of one dtype, shape and stride, as ``torch.dot``.
     Floating inputs give their dtype (float16/bfloat16 computed in float32); integer dots give
     int64/uint64 (torch keeps the input's integer type)."""
+    det = _determinism(determinism)
     for a in (x, y):
         if len(_describe(a)[2][2]) != 1:
             raise ValueError("reducelab: dot takes 1-D arrays, as torch.dot")
-    return _reduce(_OP["dot"], x, None, False, stream=stream, out=out, y=y)
+    return _reduce(_OP["dot"], x, None, False, stream=stream, out=out, y=y, determinism=det)
 
 
 def foreach(reduce, tensors, *, total=False, correction=1.0, ord=2.0, stream=None):
@@ -561,20 +588,23 @@ def _offsets_from_lengths(ob, lengths):
     return offsets
 
 
-def item(reduce, x, y=None, *, correction=1.0, ord=2.0, stream=None):
+def item(reduce, x, y=None, *, correction=1.0, ord=2.0, stream=None, determinism="run_to_run"):
     """The whole-array reduction of the contiguous array ``x`` as a Python number (a pair for
     var_mean, std_mean and aminmax; the flat index for argmin/argmax), the fast path to a host
     value: one launch and a wait on the stream only (not the device), no result array.
     ``reducelab.item("sum", x)`` equals ``reducelab.sum(x).item()`` for float32 and the integer
     types; for float16/bfloat16 it gives the float32 sum (not rounded to 16 bits).
+    ``determinism="gpu_to_gpu"``: the fixed-order result, the same bits on every GPU (module notes).
     """
     op = _OP.get(reduce)
     if op is None:
         raise ValueError(f"reducelab: unknown reduce {reduce!r}; one of {', '.join(_OP)}")
+    det = _determinism(determinism)
     b, x, (ptr, code, shape, strides, unit, device) = _describe(x)
     _spec(op, code, None)  # the dtype checks
     n = _count(shape)
     _require_contiguous(shape, strides, unit, "item() reads x flat: it must be contiguous")
     yptr = _second_array(y, code, n)
     s = _stream(b, x, device, stream)
-    return _reducelab.item(op.code, float(correction), float(ord), code, ptr, yptr, n, s, device)
+    return _reducelab.item(op.code, float(correction), float(ord), code, ptr, yptr, n, s, device,
+                           det)

@@ -78,10 +78,15 @@ class DeviceGuard {
   bool restore_ = false;
 };
 
-reducelab::Reduction make_reduction(int op, double correction, double ord) {
+// determinism: 0 run_to_run, 1 gpu_to_gpu (reducelab::Determinism's values; _ops.py maps the
+// names).
+reducelab::Reduction make_reduction(int op, double correction, double ord, int determinism = 0) {
   if (op < 0 || static_cast<std::size_t>(op) >= reducelab::kOpCount)
     throw nb::value_error("reducelab: invalid op code");
-  return {static_cast<reducelab::Op>(op), correction, ord};
+  if (determinism != 0 && determinism != 1)
+    throw nb::value_error("reducelab: invalid determinism code (0 run_to_run, 1 gpu_to_gpu)");
+  reducelab::Reduction r{static_cast<reducelab::Op>(op), correction, ord};
+  return r.with(static_cast<reducelab::Determinism>(determinism));
 }
 
 reducelab::DType make_dtype(int dtype) {
@@ -184,8 +189,9 @@ bool is_contiguous(const reducelab::Layout& layout) {
 // axis takes the flat entry point (reduce), everything else reduce_axes.
 void reduce_view(int op, double correction, double ord, int dtype, std::uintptr_t x,
                  std::uintptr_t y, nb::handle shape, nb::handle strides, std::int64_t stride_unit,
-                 std::int64_t mask, std::uintptr_t out, std::uintptr_t stream, int device) {
-  const reducelab::Reduction r = make_reduction(op, correction, ord);
+                 std::int64_t mask, std::uintptr_t out, std::uintptr_t stream, int device,
+                 int determinism) {
+  const reducelab::Reduction r = make_reduction(op, correction, ord, determinism);
   const reducelab::DType dt = make_dtype(dtype);
   const std::size_t itemsize = reducelab::size_of(dt);
 
@@ -242,8 +248,9 @@ void reduce_view(int op, double correction, double ord, int dtype, std::uintptr_
 // The whole-array reduction of a contiguous array, as a Python number (or a pair), after
 // synchronising `stream` only: the fast path to a host value (reducelab.item).
 nb::object reduce_item(int op, double correction, double ord, int dtype, std::uintptr_t x,
-                       std::uintptr_t y, std::int64_t n, std::uintptr_t stream, int device) {
-  const reducelab::Reduction r = make_reduction(op, correction, ord);
+                       std::uintptr_t y, std::int64_t n, std::uintptr_t stream, int device,
+                       int determinism) {
+  const reducelab::Reduction r = make_reduction(op, correction, ord, determinism);
   const reducelab::DType dt = make_dtype(dtype);
   alignas(16) unsigned char bytes[16] = {};
   if (!g_dry_run) {
@@ -421,10 +428,12 @@ NB_MODULE(_reducelab, m) {
 
   m.def("reduce", &reduce_view, "op"_a, "correction"_a, "ord"_a, "dtype"_a, "x"_a, "y"_a,
         "shape"_a, "strides"_a, "stride_unit"_a, "mask"_a, "out"_a, "stream"_a, "device"_a,
+        "determinism"_a = 0,
         "Reduces the axes in `mask` (-1: all) of the view at device address x (and y for dot) "
-        "into `out` (contiguous results, row-major over the kept axes).");
+        "into `out` (contiguous results, row-major over the kept axes). determinism: 0 "
+        "run_to_run, 1 gpu_to_gpu (reducelab/reproducible.hpp).");
   m.def("item", &reduce_item, "op"_a, "correction"_a, "ord"_a, "dtype"_a, "x"_a, "y"_a, "n"_a,
-        "stream"_a, "device"_a,
+        "stream"_a, "device"_a, "determinism"_a = 0,
         "The whole-array reduction of n contiguous elements as a Python number (or a pair), "
         "after synchronising `stream`.");
   m.def("reduce_segments_fixed", &reduce_segments_fixed, "op"_a, "correction"_a, "ord"_a,

@@ -209,3 +209,37 @@ def test_host_overhead_of_the_binding():
         _reducelab._set_dry_run(False)
     print(f"binding dry run: {per_call:.0f} ns per call")
     assert per_call < 5000
+
+
+WHOLE_ARRAY = ["sum", "mean", "var", "std", "var_mean", "std_mean", "norm", "logsumexp", "dot",
+               "item"]
+
+
+@pytest.mark.parametrize("name", WHOLE_ARRAY)
+def test_determinism_keyword(name):
+    """The whole-array functions take determinism= (default run_to_run); a bad value is a
+    ValueError before anything is read or launched."""
+    f = getattr(reducelab, name)
+    parameter = inspect.signature(f).parameters["determinism"]
+    assert parameter.default == "run_to_run" and parameter.kind == parameter.KEYWORD_ONLY
+    x = FakeCudaArray((8,))
+    args = {"dot": (x, x), "item": ("sum", x)}.get(name, (x,))
+    for bad in ("gpu-to-gpu", "GPU_TO_GPU", 1, None):
+        with pytest.raises(ValueError, match="determinism must be"):
+            f(*args, determinism=bad)
+
+
+def test_determinism_code_reaches_the_library():
+    """The binding passes the code on (dry run: parsed, not launched) and rejects other codes."""
+    args = (0, 1.0, 2.0, 0, 0x7F0000000000, 0, (1024,), (1,), 1, -1, 0x7F0000100000, 0, 0)
+    _reducelab._set_dry_run(True)
+    try:
+        _reducelab.reduce(*args)  # default: run_to_run
+        _reducelab.reduce(*args, 1)
+        _reducelab.reduce(*args, determinism=0)
+        with pytest.raises(ValueError, match="determinism"):
+            _reducelab.reduce(*args, 2)
+        with pytest.raises(ValueError, match="determinism"):
+            _reducelab.item(0, 1.0, 2.0, 0, 0x7F0000000000, 0, 1024, 0, 0, -1)
+    finally:
+        _reducelab._set_dry_run(False)

@@ -401,3 +401,46 @@ class TestCupy:
 
         x = cp.arange(10, dtype=cp.float32)
         assert float(reducelab.sum(DLPackOnly(x))) == 45.0
+
+
+def _bits(t):
+    """The bits of a result array, as integers (NaN payloads included)."""
+    return t.contiguous().view({2: TORCH.int16, 4: TORCH.int32, 8: TORCH.int64}[t.element_size()])
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64", "f16", "bf16"])
+@pytest.mark.parametrize("op,kwargs", [("sum", {}), ("mean", {}), ("var", {}), ("std", {"correction": 0}),
+                                       ("var_mean", {}), ("norm", {"ord": 1}), ("norm", {"ord": 2}),
+                                       ("logsumexp", {})])
+def test_gpu_to_gpu(op, kwargs, dtype):
+    """determinism="gpu_to_gpu": the same bits at every pointer offset (the default mode's
+    rounding may change with the start's place in its 16-byte line, this one's never), close to
+    torch; along a dim the ops whose result depends on the order raise ValueError."""
+    # f16 results are f16, as torch's: its 1-norm of 2^20 normal values (~8e5) would be inf.
+    n = (1 << 20) + 3 if dtype != "f16" else (1 << 14) + 3
+    base = make((n,), dtype)
+    f = getattr(reducelab, op)
+    first = None
+    for offset in range(8):
+        x = TORCH.empty(n + offset, dtype=base.dtype, device="cuda")[offset:]
+        x.copy_(base)
+        got = f(x, determinism="gpu_to_gpu", **kwargs)
+        got = got if isinstance(got, tuple) else (got,)
+        if first is None:
+            first = got
+            if op == "norm":
+                want = (TORCH.linalg.vector_norm(base.double(), **kwargs),)
+            elif op == "std":
+                want = (TORCH.std(base.double(), **kwargs),)
+            else:
+                want = reference(op, base.double(), None, False)
+                want = want if isinstance(want, tuple) else (want,)
+            for g, w in zip(got, want):
+                assert g.double().item() == pytest.approx(w.item(), rel=1e-2, abs=1e-3)
+        for g, w in zip(got, first):
+            assert TORCH.equal(_bits(g), _bits(w)), f"{op} {dtype} offset {offset}"
+    if op not in ("var_mean",):
+        value = reducelab.item(op, base, determinism="gpu_to_gpu", **kwargs)
+        assert value == pytest.approx(first[0].double().item(), rel=1e-2)
+    with pytest.raises(ValueError):
+        f(base.reshape(1, n), dim=1, determinism="gpu_to_gpu", **kwargs)

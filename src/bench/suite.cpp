@@ -15,6 +15,7 @@
 #include "bench/timer.hpp"
 #include "common/cuda_check.hpp"
 #include "common/device_buffer.hpp"
+#include "reduce/reproducible.hpp"
 #include "reducelab/reduce.hpp"
 
 namespace reducelab::bench {
@@ -132,8 +133,11 @@ std::vector<Measurement> run_size(const SuiteConfig& config, const DeviceInfo& d
     };
     candidates.push_back({"reducelab", "production", production_name(config.op), call, call});
   }
-  const bool fixed_order = (config.op == Op::sum || config.op == Op::dot || config.op == Op::mean) &&
-                           info(config.dtype).kind == DTypeKind::floating;
+  // Every op and type with a fixed-order kernel (sum, dot, mean, var, std, var_mean, std_mean,
+  // logsumexp, norm of ord 1 and 2 of the floating types); the order-free ones run the default
+  // kernels in both modes, so a second row would measure the same kernel twice.
+  const bool fixed_order = reducelab::detail::has_fixed_order(reduction, config.dtype) &&
+                           !reducelab::detail::order_free(reduction, config.dtype);
   if (config.gpu_to_gpu && fixed_order) {
     // The same entry in the gpu_to_gpu mode: its cost is this row over the one above.
     auto call = [reduction = reduction.reproducible(), dtype = config.dtype, n](

@@ -204,8 +204,9 @@ void add_measure_options(CLI::App& command, MeasureOptions& o, unsigned taken) {
   command.add_flag("--no-production", o.no_production, "leave out the reducelab row");
   command
       .add_option("--determinism", o.determinism,
-                  "gpu_to_gpu: also a reducelab row in the reproducible mode (sum, dot, mean of "
-                  "the floating types), beside the default run_to_run one")
+                  "gpu_to_gpu: also a reducelab row in the reproducible mode (sum, dot, mean, "
+                  "var, std, var_mean, std_mean, logsumexp and norm of the floating types), "
+                  "beside the default run_to_run one")
       ->check(CLI::IsMember({std::string(to_string(Determinism::run_to_run)),
                              std::string(to_string(Determinism::gpu_to_gpu))}))
       ->capture_default_str();

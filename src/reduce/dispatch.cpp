@@ -79,13 +79,17 @@ bool zero_without_launch(Op op, std::size_t n) {
 void launch_validated(const Reduction& r, DType dtype, const void* d_x, const void* d_y,
                       std::size_t n, void* d_out, const WorkspaceView& workspace,
                       cudaStream_t stream) {
-  // gpu_to_gpu: the fixed order where the order matters (reproducible.hpp); an empty mean reads
-  // nothing, so its NaN is order-free.
+  // gpu_to_gpu: the fixed order where the order matters (reproducible.hpp); an empty mean, var,
+  // norm or logsumexp reads nothing, so its NaN, 0 or -inf is order-free (the default kernel).
   const bool fixed_order = r.determinism == Determinism::gpu_to_gpu && n > 0 &&
                            !order_free(r, dtype) && has_fixed_order(r, dtype);
   dispatch_dtype(dtype, [&](auto value) {
     using T = decltype(value);
     if constexpr (is_floating_v<T>) {
+      if (fixed_order && is_reproducible_statistic(r)) {
+        launch_reproducible_stats<T>(r, static_cast<const T*>(d_x), n, d_out, workspace, stream);
+        return;
+      }
       if (fixed_order) {
         launch_reproducible<T>(r, static_cast<const T*>(d_x), static_cast<const T*>(d_y), n,
                                d_out, workspace, stream);

@@ -3,64 +3,23 @@
 
 #include "reduce/reproducible.hpp"
 
-#include "common/kernel_launch.cuh"
-#include "common/resident_grid.cuh"
-#include "reduce/reproducible.cuh"
+#include "reduce/reproducible_launch.cuh"
 
 namespace reducelab::detail {
-
-namespace {
-
-template <class T, int kInputs, int kBlock, bool kYVector>
-struct ReproTag {};
-
-template <class T, int kInputs, int kBlock, bool kYVector>
-void launch_block(const repro::ReproArgs<T>& args, const WorkspaceView& ws, cudaStream_t stream) {
-  auto kernel = repro::reproducible_kernel<T, kInputs, kBlock, kYVector>;
-  using Tag = ReproTag<T, kInputs, kBlock, kYVector>;
-  constexpr unsigned kWarps = kBlock / 32;
-  unsigned grid = reproducible_launch().grid;
-  if (grid == 0) {
-    // Tiles for every warp of the resident grid, dealt round-robin; one block (no tickets) when
-    // its warps take every tile.
-    const std::uint64_t wanted = (args.tiles + kWarps - 1) / kWarps;
-    const unsigned resident = resident_grid<Tag>(kernel, kBlock, ws.device);
-    grid = static_cast<unsigned>(wanted < resident ? wanted : resident);
-  }
-  launch_kernel<Tag>(kernel, grid, kBlock, stream, ws.device,
-                     "launch of reducelab reproducible_kernel", args);
-}
-
-template <class T, int kInputs, bool kYVector>
-void launch_inputs(const repro::ReproArgs<T>& args, const WorkspaceView& ws, cudaStream_t stream) {
-  switch (reproducible_launch().block) {
-    case 128: launch_block<T, kInputs, 128, kYVector>(args, ws, stream); return;
-    case 256: launch_block<T, kInputs, 256, kYVector>(args, ws, stream); return;
-    default: launch_block<T, kInputs, 512, kYVector>(args, ws, stream); return;
-  }
-}
-
-}  // namespace
 
 template <class T>
 void launch_reproducible(const Reduction& r, const T* x, const T* y, std::size_t n, void* d_out,
                          const WorkspaceView& ws, cudaStream_t stream) {
-  static_assert(repro::kMaxTiles * 8 + repro::kMaxGroups * 8 <= kPartialSlots * kPartialBytes,
-                "the tile and group partials fit the workspace");
-  static_assert(repro::kMaxGroups <= kMaxGrid, "a group counter per group");
-  const repro::Plan plan = repro::plan_for(sizeof(T), n);
   const auto address = reinterpret_cast<std::uintptr_t>(x);
-  repro::ReproArgs<T> args{x, y, n, plan.steps, plan.tiles, static_cast<unsigned>(plan.groups),
-                           static_cast<unsigned>((address & 15) / sizeof(T)), d_out,
-                           ws.d_partials, ws.d_counter, ws.d_group_counters,
-                           Finish{r.op, r.correction}};
+  const repro::ReproArgs<T> args = repro::make_args(x, r.op == Op::dot ? y : nullptr, n, ws);
+  using A = sum_t<T>;
+  const repro::ResultEpilogue<A> epilogue{d_out, n, r.op};
   if (r.op != Op::dot) {
-    args.y = nullptr;
-    launch_inputs<T, 1, true>(args, ws, stream);
+    repro::launch_fixed_order<T, A, 1, true>(args, repro::PlainTerm<1>{}, epilogue, ws, stream);
   } else if ((address & 15) == (reinterpret_cast<std::uintptr_t>(y) & 15)) {
-    launch_inputs<T, 2, true>(args, ws, stream);
+    repro::launch_fixed_order<T, A, 2, true>(args, repro::PlainTerm<2>{}, epilogue, ws, stream);
   } else {
-    launch_inputs<T, 2, false>(args, ws, stream);
+    repro::launch_fixed_order<T, A, 2, false>(args, repro::PlainTerm<2>{}, epilogue, ws, stream);
   }
 }
 

@@ -13,23 +13,20 @@
 // - The warp moves the lanes to their places in index space (a rotation by the pointer's offset
 //   in its 16-byte line, by shuffles), adds them in the complete tree of adjacent pairs (in the
 //   thread, then __shfl_xor over 1, 2, 4, 8, 16), and its lane 0 stores the tile's partial.
-// - The tile partials fold in two levels of the same tree: the warp that stores the last
-//   partial of a group of kGroupTiles tiles (a ticket per group) folds the group, and the warp
-//   that stores the last group partial folds the groups and writes the result. A grid of one
-//   block uses barriers instead of tickets.
+// - Each warp takes a contiguous run of tiles, a block the runs of its warps. The tile partials
+//   fold in two levels of the same tree: the block that contributes the last tiles of a group of
+//   kGroupTiles (one ticket per block and group, counting tiles) folds the group, and the block
+//   that completes the last group folds the groups and writes the result. A grid of one block
+//   uses barriers instead of tickets.
 //
 // Additions and products are __fadd_rn / __dadd_rn / __fmul_rn / __dmul_rn: never contracted
 // into a fused multiply-add, so the CPU (reproducible_cpu.cpp, -ffp-contract=off) gets the same
 // bits.
 //
-// Cost, predicted (docs/notebook/reproducible.md): the bytes are the default kernel's (each input
-// read once, 16-byte loads, same 4 vectors in flight per thread); per vector the same kC adds
-// (sequential instead of a pairwise tree inside the vector). Per tile of 32 x K vectors a warp
-// adds a rotation (kC shuffles and selects, only for an offset pointer), kC - 1 + 5 adds and 5
-// shuffles, one store and one atomic ticket: at 2^24 f32 (K = 4) about 12% more instructions than
-// the default's loop, at 2^30 (K = 256) under 1%. The kernel is memory-bound at both (about 8 B of
-// input per issued instruction slot even at K = 4), so the prediction is within 2% of the default
-// at 2^24..2^30, and +0.5..1 us at 2^14..2^20 for the second fold level (the group tickets).
+// Cost, measured on the H200 (docs/results/h200-reproducible.md, 159c936): the bytes are the
+// default kernel's (each input read once, 16-byte loads, 4 vectors in flight per thread); sum
+// f32 costs +4% at 2^30, +6% at 2^27, +11% (+2.8 us) at 2^24 and 0.1..1.0 us at 2^10..2^20 over
+// the default. The first version's one ticket and release fence per tile cost +124% at 2^24.
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -69,11 +66,10 @@ struct ReproArgs {
   std::uint64_t tiles;
   unsigned groups;
   unsigned offset;          // x's element offset in its 16-byte line
-  void* out;
   void* partials;           // kMaxTiles tile partials, then kMaxGroups group partials
+  std::uint64_t run;        // tiles per warp (contiguous), set by launch_block
   unsigned* counter;        // zero on entry, zero again on exit
   unsigned* group_counters; // kMaxGroups of them, the same
-  Finish finish;            // sum, dot or mean
 };
 
 // f(x): the element widened, or the rounded product (dot).
@@ -85,6 +81,18 @@ __device__ __forceinline__ A term(T x, T y) {
     return widen<A>(x);
   }
 }
+
+// The term f(x, y) of the order as tile_partial takes it: term() above. The statistics
+// (reproducible_stats.cuh) pass their own (|x|, x x, (x - mean)^2, exp(x - max)) through the
+// same loads and the same order.
+template <int kInputs>
+struct PlainTerm {
+  __device__ PlainTerm bind() const { return *this; }
+  template <class A, class T>
+  __device__ __forceinline__ A apply(T x, T y) const {
+    return term<A, kInputs>(x, y);
+  }
+};
 
 // Lane r holds, in acc[j], lane (kC r + j - offset) mod P of the order; afterwards acc[j] is lane
 // kC r + j. kO is the offset.
@@ -135,9 +143,10 @@ __device__ __forceinline__ A tree(A (&v)[kN]) {
   return warp_tree(thread_tree(v));
 }
 
-// The partial of tile t, in every lane of the warp.
-template <class T, class A, int kInputs, bool kYVector>
-__device__ __forceinline__ A tile_partial(const ReproArgs<T>& a, std::uint64_t t, unsigned lane) {
+// The partial of tile t, in every lane of the warp: the fixed-order sum of f.apply(x, y).
+template <class T, class A, int kInputs, bool kYVector, class Term = PlainTerm<kInputs>>
+__device__ __forceinline__ A tile_partial(const ReproArgs<T>& a, std::uint64_t t, unsigned lane,
+                                          const Term& f = Term{}) {
   constexpr int kC = 16 / static_cast<int>(sizeof(T));
   constexpr int kUnroll = 4;  // vectors in flight per thread and array, as the default kernel
   static_assert(kMinSteps % kUnroll == 0, "a tile is whole batches");
@@ -165,7 +174,7 @@ __device__ __forceinline__ A tile_partial(const ReproArgs<T>& a, std::uint64_t t
       }
 #pragma unroll
       for (int j = 0; j < kC; ++j) {
-        const A value = term<A, kInputs>(vx.element[j], vy.element[j]);
+        const A value = f.template apply<A>(vx.element[j], vy.element[j]);
         acc[j] = add(acc[j], j >= from ? value : -A(0));  // adding -0 changes nothing
       }
     };
@@ -201,7 +210,7 @@ __device__ __forceinline__ A tile_partial(const ReproArgs<T>& a, std::uint64_t t
       for (int j = 0; j < kC; ++j) {
         if (j < static_cast<int>(o)) {
           if constexpr (kInputs == 2 && !kYVector) vy.element[j] = ys[32 * k * kC + j];
-          acc[j] = add(acc[j], term<A, kInputs>(vx.element[j], vy.element[j]));
+          acc[j] = add(acc[j], f.template apply<A>(vx.element[j], vy.element[j]));
         }
       }
     }
@@ -219,7 +228,7 @@ __device__ __forceinline__ A tile_partial(const ReproArgs<T>& a, std::uint64_t t
           const std::uint64_t shifted = first + (lane + 32 * (k + u)) * kC + j;  // i + o
           const std::uint64_t i = shifted - o;
           value[u][j] = shifted >= first + o && shifted < end + o
-                            ? term<A, kInputs>(a.x[i], kInputs == 2 ? a.y[i] : T{})
+                            ? f.template apply<A>(a.x[i], kInputs == 2 ? a.y[i] : T{})
                             : -A(0);
         }
       }
@@ -254,41 +263,65 @@ __device__ __forceinline__ A fold(const A* partials, unsigned count, unsigned la
   return tree(part);
 }
 
-// The ticket of a warp among `members`: lane 0's acquire-release add publishes what lane 0
-// stored before it; true in the warp that took the last ticket (then every lane may read what
-// the other members published: lane 0's acquire, then the warp barrier).
-__device__ __forceinline__ bool warp_ticket(unsigned* counter_word, unsigned members,
-                                            unsigned lane) {
-  unsigned last = 0;
-  if (lane == 0) {
-    cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(*counter_word);
-    last = counter.fetch_add(1u, cuda::memory_order_acq_rel) == members - 1 ? 1u : 0u;
+// What the block that folds the last partial writes: for sum, dot and mean the total (mean: over
+// n, rounded once), a NaN as the canonical NaN. The statistics have their own
+// (reproducible_stats.cuh).
+template <class A>
+struct ResultEpilogue {
+  void* out;
+  std::uint64_t n;
+  Op op;
+  __device__ void operator()(A total) const {
+    if (op == Op::mean) total = divide(total, static_cast<A>(n));
+    if (total != total) total = canonical_nan(total);
+    put<A>(out, 0, total);
   }
-  last = __shfl_sync(kFullMask, last, 0);
-  __syncwarp();
-  return last != 0;
+};
+// The fold of one group's tile partials (count <= kGroupTiles) by a whole block: warp w folds the
+// aligned kGroupTiles / kWarps of them (a subtree of the group's tree), then warp 0 the kWarps
+// subtree results (padded with -0 to 32 lanes: the same tree). Valid in warp 0. Called by every
+// thread; `slots`: kWarps values of shared memory, free on entry and on exit.
+template <int kBlock, class A>
+__device__ __forceinline__ A fold_group(const A* tiles, unsigned count, A* slots, unsigned warp,
+                                        unsigned lane) {
+  constexpr unsigned kWarps = kBlock / 32;
+  constexpr unsigned kSpan = static_cast<unsigned>(kGroupTiles) / kWarps;
+  static_assert(kSpan % 32 == 0 && kWarps <= 32, "a warp folds whole lanes of the group");
+  const unsigned begin = warp * kSpan;
+  const unsigned mine = count > begin ? (count - begin < kSpan ? count - begin : kSpan) : 0;
+  const A part = fold<kSpan / 32>(tiles + begin, mine, lane);
+  if (lane == 0) slots[warp] = part;
+  __syncthreads();
+  A total = -A(0);
+  if (warp == 0) total = warp_tree(lane < kWarps ? slots[lane] : -A(0));
+  __syncthreads();  // slots free again
+  return total;
 }
 
-__device__ __forceinline__ void reset(unsigned* counter_word) {
-  cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*counter_word)
-      .store(0u, cuda::memory_order_relaxed);
-}
-
-template <class A, class T>
-__device__ __forceinline__ void store_result(const ReproArgs<T>& a, A total) {
-  if (a.finish.op == Op::mean) total = divide(total, static_cast<A>(a.n));
-  if (total != total) total = canonical_nan(total);
-  put<A>(a.out, 0, total);
-}
-
-template <class T, int kInputs, int kBlock, bool kYVector>
-__global__ void __launch_bounds__(kBlock, 1536 / kBlock) reproducible_kernel(ReproArgs<T> a) {
-  using A = sum_t<T>;
+// Each warp of the grid takes a contiguous run of a.run tiles (the block's warps adjacent runs),
+// so a block covers one contiguous range of tiles and takes one ticket per group it touches,
+// counting the tiles it contributes: the counters count tiles, not blocks, so a block with no
+// tiles takes no ticket, and a group is complete when its counter reaches its tile count. The
+// block that completes a group folds it (all its warps), and the block that completes the last
+// group folds the groups. Per call that is a few atomics per group instead of one per tile (the
+// first version's 1,024 same-address atomics per group and a release fence per tile cost up to
+// +28 us at 2^24 f32), and the runs are even: no last round with a fifth of the warps busy.
+//
+// The kernel sums term(x) (or term(x, y)) into accumulators of A and hands the total to
+// `epilogue`: PlainTerm and ResultEpilogue for sum, dot and mean, the statistics' own terms (|x|,
+// x x, (x - mean)^2, exp(x - max)) and epilogues for the rest (reproducible_stats.cuh). The term
+// binds once per thread (it may read a first pass's scalar).
+template <class T, class A, int kInputs, int kBlock, bool kYVector, class Term, class Epilogue>
+__global__ void __launch_bounds__(kBlock, 1536 / kBlock)
+    reproducible_kernel(ReproArgs<T> a, Term term, Epilogue epilogue) {
+  const Term f = term.bind();
   constexpr unsigned kWarps = kBlock / 32;
   const unsigned lane = threadIdx.x & 31;
   const unsigned warp = threadIdx.x / 32;
   A* tile_slots = static_cast<A*>(a.partials);
   A* group_slots = tile_slots + kMaxTiles;
+  __shared__ A slots[kWarps];
+  __shared__ unsigned completed;  // bit g - first_group: this block completed group g
   auto group_size = [&](std::uint64_t g) {
     const std::uint64_t left = a.tiles - g * kGroupTiles;
     return static_cast<unsigned>(left < kGroupTiles ? left : kGroupTiles);
@@ -297,7 +330,7 @@ __global__ void __launch_bounds__(kBlock, 1536 / kBlock) reproducible_kernel(Rep
   if (gridDim.x == 1) {
     // One block: barriers instead of tickets.
     for (std::uint64_t t = warp; t < a.tiles; t += kWarps) {
-      const A partial = tile_partial<T, A, kInputs, kYVector>(a, t, lane);
+      const A partial = tile_partial<T, A, kInputs, kYVector>(a, t, lane, f);
       if (lane == 0) tile_slots[t] = partial;
     }
     __syncthreads();
@@ -305,7 +338,7 @@ __global__ void __launch_bounds__(kBlock, 1536 / kBlock) reproducible_kernel(Rep
       const A partial = fold<kGroupTiles / 32>(tile_slots + g * kGroupTiles, group_size(g), lane);
       if (lane == 0) {
         if (a.groups == 1) {
-          store_result(a, partial);
+          epilogue(partial);
         } else {
           group_slots[g] = partial;
         }
@@ -315,32 +348,70 @@ __global__ void __launch_bounds__(kBlock, 1536 / kBlock) reproducible_kernel(Rep
     __syncthreads();
     if (warp == 0) {
       const A total = fold<1>(group_slots, a.groups, lane);
-      if (lane == 0) store_result(a, total);
+      if (lane == 0) epilogue(total);
     }
     return;
   }
 
-  const std::uint64_t warps = static_cast<std::uint64_t>(gridDim.x) * kWarps;
-  for (std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * kWarps + warp; t < a.tiles;
-       t += warps) {
-    const A partial = tile_partial<T, A, kInputs, kYVector>(a, t, lane);
+  const std::uint64_t block_first = static_cast<std::uint64_t>(blockIdx.x) * kWarps * a.run;
+  if (block_first >= a.tiles) return;  // no tiles, no ticket
+  const std::uint64_t block_end =
+      block_first + kWarps * a.run < a.tiles ? block_first + kWarps * a.run : a.tiles;
+  const std::uint64_t run_first = block_first + warp * a.run;
+  const std::uint64_t run_end = run_first + a.run < block_end ? run_first + a.run : block_end;
+  for (std::uint64_t t = run_first; t < run_end; ++t) {
+    const A partial = tile_partial<T, A, kInputs, kYVector>(a, t, lane, f);
     if (lane == 0) tile_slots[t] = partial;
-    const std::uint64_t g = t / kGroupTiles;
-    if (!warp_ticket(a.group_counters + g, group_size(g), lane)) continue;
-    const A group = fold<kGroupTiles / 32>(tile_slots + g * kGroupTiles, group_size(g), lane);
-    if (lane == 0) reset(a.group_counters + g);
-    if (a.groups == 1) {
-      if (lane == 0) store_result(a, group);
-      continue;
-    }
-    if (lane == 0) group_slots[g] = group;
-    if (!warp_ticket(a.counter, a.groups, lane)) continue;
-    const A total = fold<1>(group_slots, a.groups, lane);
-    if (lane == 0) {
-      reset(a.counter);
-      store_result(a, total);
-    }
   }
+
+  // The tickets. Lane 0 of each warp stored its partials; the barrier orders them before thread
+  // 0's release (cumulative), and in a completing block thread 0's acquire then the barrier
+  // order the other members' partials before every thread's loads (as grid_step.cuh).
+  const unsigned first_group = static_cast<unsigned>(block_first / kGroupTiles);
+  const unsigned last_group = static_cast<unsigned>((block_end - 1) / kGroupTiles);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned mask = 0;
+    for (unsigned g = first_group; g <= last_group; ++g) {
+      const std::uint64_t lo = g * kGroupTiles > block_first ? g * kGroupTiles : block_first;
+      const std::uint64_t hi = (g + 1) * kGroupTiles < block_end ? (g + 1) * kGroupTiles : block_end;
+      const unsigned mine = static_cast<unsigned>(hi - lo);
+      cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(a.group_counters[g]);
+      if (counter.fetch_add(mine, cuda::memory_order_acq_rel) + mine == group_size(g)) {
+        mask |= 1u << (g - first_group);
+        counter.store(0u, cuda::memory_order_relaxed);  // every member has added: ready again
+      }
+    }
+    completed = mask;
+  }
+  __syncthreads();
+  const unsigned mask = completed;
+  if (mask == 0) return;
+  unsigned done = 0;
+  for (unsigned g = first_group; g <= last_group; ++g) {
+    if (!(mask & (1u << (g - first_group)))) continue;
+    const A group = fold_group<kBlock>(tile_slots + g * kGroupTiles, group_size(g), slots, warp, lane);
+    if (threadIdx.x == 0) {
+      if (a.groups == 1) {
+        epilogue(group);
+      } else {
+        group_slots[g] = group;
+      }
+    }
+    ++done;
+  }
+  if (a.groups == 1) return;
+  // The second level: the same ticket over groups, counted by the groups this block completed.
+  __shared__ bool folds_groups;
+  if (threadIdx.x == 0) {
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(*a.counter);
+    folds_groups = counter.fetch_add(done, cuda::memory_order_acq_rel) + done == a.groups;
+    if (folds_groups) counter.store(0u, cuda::memory_order_relaxed);
+  }
+  __syncthreads();
+  if (!folds_groups || warp != 0) return;
+  const A total = fold<1>(group_slots, a.groups, lane);
+  if (lane == 0) epilogue(total);
 }
 
 }  // namespace reducelab::detail::repro

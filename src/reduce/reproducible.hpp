@@ -18,9 +18,13 @@ namespace reducelab::detail {
 //! default kernels in the gpu_to_gpu mode too.
 bool order_free(const Reduction& r, DType dtype);
 
-//! Whether the whole-array reduce has a fixed-order kernel for `r` on `dtype`: sum, dot and mean
-//! of f32, f64, f16 and bf16.
+//! Whether the whole-array reduce has a fixed-order kernel for `r` on `dtype`: sum, dot, mean,
+//! var, std, var_mean, std_mean, logsumexp and norm of ord 1 and 2 of f32, f64, f16 and bf16.
 bool has_fixed_order(const Reduction& r, DType dtype);
+
+//! Whether `r` is one of the statistics that launch_reproducible_stats computes (var, std,
+//! var_mean, std_mean, logsumexp, norm of ord 1 and 2), rather than sum, dot or mean.
+bool is_reproducible_statistic(const Reduction& r);
 
 //! Throws reducelab::Error when `r` asks for gpu_to_gpu and `form` ("reduce", "reduce_axes",
 //! "reduce_segments", "reduce_tensors") cannot give it for `r` on `dtype`.
@@ -30,6 +34,13 @@ void require_determinism(const Reduction& r, DType dtype, const char* form);
 template <class T>
 void launch_reproducible(const Reduction& r, const T* x, const T* y, std::size_t n, void* d_out,
                          const WorkspaceView& workspace, cudaStream_t stream);
+
+//! Launches the fixed-order statistic r (is_reproducible_statistic) of x[0, n) of floating T,
+//! n >= 1: a first pass for the scalar it needs where it needs one, then the fixed-order sum of
+//! its term (reproducible_stats.hpp). Honours the test hook below.
+template <class T>
+void launch_reproducible_stats(const Reduction& r, const T* x, std::size_t n, void* d_out,
+                               const WorkspaceView& workspace, cudaStream_t stream);
 
 //! For tests only: a grid and a block size the fixed-order kernel uses instead of its own
 //! (0: the library's choice; block: 128, 256 or 512). Not thread-safe; the results must not

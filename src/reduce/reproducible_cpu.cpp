@@ -1,5 +1,6 @@
 // The CPU side of the gpu_to_gpu mode: the order of reproducible_plan.hpp, in plain IEEE
-// arithmetic. Compiled with -ffp-contract=off (src/CMakeLists.txt): a fused multiply-add would
+// arithmetic, and the statistics of reproducible_stats.hpp (their exp, log and square roots from
+// portable_math.hpp). Compiled with -ffp-contract=off (src/CMakeLists.txt): a fused multiply-add would
 // round the dot's products differently from the GPU's __fmul_rn. x86-64 and AArch64 compute float
 // and double in their own precision (SSE / NEON, never the x87's 80 bits).
 
@@ -8,12 +9,14 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include "reduce/reproducible_plan.hpp"
+#include "reduce/reproducible_stats.hpp"
 #include "reducelab/error.hpp"
 #include "reducelab/reproducible.hpp"
 
@@ -68,9 +71,10 @@ A pairwise(std::vector<A>& v) {
   return v[0];
 }
 
-template <class T, class A>
-A fixed_order_sum(const T* x, const T* y, std::size_t n) {
-  const Plan plan = plan_for(sizeof(T), n);
+// The fixed-order sum of f(i) (the term of element i, in A) over [0, n), n >= 1.
+template <class A, class F>
+A fixed_order_sum_of(std::size_t element_size, std::size_t n, F&& f) {
+  const Plan plan = plan_for(element_size, n);
   std::vector<A> tiles(plan.tiles);
   std::vector<A> lanes(plan.lanes);
   for (std::size_t t = 0; t < plan.tiles; ++t) {
@@ -80,12 +84,7 @@ A fixed_order_sum(const T* x, const T* y, std::size_t n) {
       for (std::size_t l = 0; l < plan.lanes; ++l) {
         const std::size_t i = first + m * plan.lanes + l;
         if (i >= n) break;  // the rest of this step and the later steps are past the end
-        A term = widen<A>(x[i]);
-        if (y != nullptr) {
-          const A other = widen<A>(y[i]);
-          term = term * other;  // rounded: this file is compiled without contraction
-        }
-        lanes[l] = lanes[l] + term;
+        lanes[l] = lanes[l] + f(i);
       }
     }
     tiles[t] = pairwise(lanes);
@@ -93,10 +92,125 @@ A fixed_order_sum(const T* x, const T* y, std::size_t n) {
   return pairwise(tiles);
 }
 
+template <class T, class A>
+A fixed_order_sum(const T* x, const T* y, std::size_t n) {
+  return fixed_order_sum_of<A>(sizeof(T), n, [&](std::size_t i) {
+    A term = widen<A>(x[i]);
+    if (y != nullptr) {
+      const A other = widen<A>(y[i]);
+      term = term * other;  // rounded: this file is compiled without contraction
+    }
+    return term;
+  });
+}
+
+// The largest element, NaN if any is NaN (the default kernel's max, order-free), widened.
+template <class T, class A>
+A max_of(const T* x, std::size_t n, bool absolute) {
+  A m = -std::numeric_limits<A>::infinity();
+  for (std::size_t i = 0; i < n; ++i) {
+    A v = widen<A>(x[i]);
+    if (absolute) v = std::fabs(v);
+    if (v != v) return v;
+    if (v > m) m = v;
+  }
+  return m;
+}
+
+// The statistics of reproducible_stats.hpp, term for term as reproducible_stats.cuh, n >= 1.
+// Writes the result (or the pair) to h_out.
 template <class T>
-void compute(Op op, const void* h_x, const void* h_y, std::size_t n, void* h_out) {
+void compute_statistic(const Reduction& r, const T* x, std::size_t n, void* h_out) {
   using A = sum_t<T>;
+  namespace repro = detail::repro;
+  namespace portable = detail::portable;
+  switch (r.op) {
+    case Op::norm: {
+      if (r.ord == 1) {
+        const A s = fixed_order_sum_of<A>(sizeof(T), n, [&](std::size_t i) {
+          return std::fabs(widen<A>(x[i]));
+        });
+        const A out = canonical(s);
+        std::memcpy(h_out, &out, sizeof(out));
+        return;
+      }
+      using N = repro::norm2_acc_t<T>;
+      N scale = 1;
+      if constexpr (std::is_same_v<T, double>) scale = repro::norm2_scale(max_of<T, double>(x, n, true));
+      const N s = fixed_order_sum_of<N>(sizeof(T), n, [&](std::size_t i) {
+        N v = widen<N>(x[i]);
+        if constexpr (std::is_same_v<T, double>) v = v * scale;
+        return v * v;
+      });
+      N root = portable::sqrt_rn(s);
+      if constexpr (std::is_same_v<T, double>) root = root * repro::norm2_unscale(scale);
+      const A out = canonical(static_cast<A>(root));  // f32, bf16: the double root to float
+      std::memcpy(h_out, &out, sizeof(out));
+      return;
+    }
+    case Op::var: case Op::std: case Op::var_mean: case Op::std_mean: {
+      const A mean = canonical(fixed_order_sum<T, A>(x, nullptr, n) / static_cast<A>(n));
+      const A s = fixed_order_sum_of<A>(sizeof(T), n, [&](std::size_t i) {
+        const A d = widen<A>(x[i]) - mean;
+        return d * d;
+      });
+      A value = repro::finish_var(s, repro::var_divisor<A>(n, r.correction));
+      if (r.op == Op::std || r.op == Op::std_mean) value = portable::sqrt_rn(value);
+      value = canonical(value);
+      if (r.op == Op::var_mean || r.op == Op::std_mean) {
+        const StatPair<A> pair{value, mean};
+        std::memcpy(h_out, &pair, sizeof(pair));
+      } else {
+        std::memcpy(h_out, &value, sizeof(value));
+      }
+      return;
+    }
+    case Op::logsumexp: {
+      const A max = max_of<T, A>(x, n, false);
+      const A s = fixed_order_sum_of<A>(sizeof(T), n, [&](std::size_t i) {
+        return portable::exp_rn(widen<A>(x[i]) - max);
+      });
+      const A out = canonical(repro::finish_logsumexp(max, s));
+      std::memcpy(h_out, &out, sizeof(out));
+      return;
+    }
+    default: break;
+  }
+}
+
+// What the default kernel gives for no elements (the gpu_to_gpu mode runs it: it reads nothing).
+template <class A>
+void empty_statistic(Op op, void* h_out) {
+  const A nan = canonical(std::numeric_limits<A>::quiet_NaN());
+  switch (op) {
+    case Op::norm: { const A zero = 0; std::memcpy(h_out, &zero, sizeof(zero)); return; }
+    case Op::logsumexp: {
+      const A minus_inf = -std::numeric_limits<A>::infinity();
+      std::memcpy(h_out, &minus_inf, sizeof(minus_inf));
+      return;
+    }
+    case Op::var_mean: case Op::std_mean: {
+      const StatPair<A> pair{nan, nan};
+      std::memcpy(h_out, &pair, sizeof(pair));
+      return;
+    }
+    default: std::memcpy(h_out, &nan, sizeof(nan)); return;
+  }
+}
+
+template <class T>
+void compute(const Reduction& r, const void* h_x, const void* h_y, std::size_t n, void* h_out) {
+  using A = sum_t<T>;
+  const Op op = r.op;
   const T* x = static_cast<const T*>(h_x);
+  if (op != Op::sum && op != Op::dot && op != Op::mean) {
+    if (n == 0) {
+      empty_statistic<A>(op, h_out);
+    } else {
+      compute_statistic<T>(r, x, n, h_out);
+    }
+    return;
+  }
   const T* y = op == Op::dot ? static_cast<const T*>(h_y) : nullptr;
   A result = n == 0 ? A(0) : fixed_order_sum<T, A>(x, y, n);  // empty sum: +0, as reduce()
   if (op == Op::mean) result = result / static_cast<A>(n);    // empty: NaN
@@ -111,11 +225,21 @@ void reject(const std::string& message) { throw Error(ErrorCode::invalid_argumen
 void reproducible_reduce_cpu(Reduction r, DType dtype, const void* h_x, const void* h_y,
                              std::size_t n, void* h_out) {
   if (!is_valid(r.op) || !is_valid(dtype)) reject("reproducible_reduce_cpu: invalid Op or DType");
+  const bool statistic = detail::repro::is_statistic(r.op);
   if (info(dtype).kind != DTypeKind::floating ||
-      (r.op != Op::sum && r.op != Op::dot && r.op != Op::mean))
+      (r.op != Op::sum && r.op != Op::dot && r.op != Op::mean && !statistic))
     reject("reproducible_reduce_cpu: " + std::string(info(r.op).name) + " of " +
            std::string(info(dtype).name) +
-           " is not computed here: it takes sum, dot and mean of f32, f64, f16 and bf16");
+           " is not computed here: it takes sum, dot, mean, var, std, var_mean, std_mean, "
+           "logsumexp and norm of f32, f64, f16 and bf16 (the other ops are order-free: the "
+           "default mode's bits)");
+  if (r.op == Op::norm && !(r.ord == 1 || r.ord == 2))
+    reject("reproducible_reduce_cpu: norm of ord " + std::to_string(r.ord) +
+           " is not computed here: it takes ord 1 and 2 (ord 0, inf and -inf are order-free: "
+           "the default mode's bits; reduce() takes no other ord)");
+  if (takes_correction(r.op) && !(r.correction >= 0 && r.correction <= 9.0e15))
+    reject("reproducible_reduce_cpu: " + std::string(info(r.op).name) +
+           ": the correction must be a finite number >= 0, not " + std::to_string(r.correction));
   if (h_out == nullptr || (n > 0 && h_x == nullptr) ||
       (r.op == Op::dot && n > 0 && h_y == nullptr))
     reject("reproducible_reduce_cpu: a null pointer");
@@ -123,10 +247,10 @@ void reproducible_reduce_cpu(Reduction r, DType dtype, const void* h_x, const vo
     reject("reproducible_reduce_cpu: " + std::string(info(r.op).name) +
            " reads one array; pass a null second array");
   switch (dtype) {
-    case DType::f32: compute<float>(r.op, h_x, h_y, n, h_out); break;
-    case DType::f64: compute<double>(r.op, h_x, h_y, n, h_out); break;
-    case DType::f16: compute<__half>(r.op, h_x, h_y, n, h_out); break;
-    case DType::bf16: compute<__nv_bfloat16>(r.op, h_x, h_y, n, h_out); break;
+    case DType::f32: compute<float>(r, h_x, h_y, n, h_out); break;
+    case DType::f64: compute<double>(r, h_x, h_y, n, h_out); break;
+    case DType::f16: compute<__half>(r, h_x, h_y, n, h_out); break;
+    case DType::bf16: compute<__nv_bfloat16>(r, h_x, h_y, n, h_out); break;
     default: reject("reproducible_reduce_cpu: not a floating type");
   }
 }

@@ -1,6 +1,7 @@
 // Which calls the gpu_to_gpu mode changes (reproducible.hpp): the order-free ones keep the
-// default kernels, the whole-array sum, dot and mean of the floating types take the fixed order,
-// and the rest throw until they have one.
+// default kernels, the whole-array sum, dot, mean and statistics (var, std, var_mean, std_mean,
+// logsumexp, norm of ord 1 and 2) of the floating types take the fixed order, and the rest throw
+// until they have one.
 
 #include <cmath>
 #include <string>
@@ -21,9 +22,18 @@ bool order_free(const Reduction& r, DType dtype) {
   }
 }
 
+bool is_reproducible_statistic(const Reduction& r) {
+  switch (r.op) {
+    case Op::var: case Op::std: case Op::var_mean: case Op::std_mean: case Op::logsumexp:
+      return true;
+    case Op::norm: return r.ord == 1 || r.ord == 2;
+    default: return false;
+  }
+}
+
 bool has_fixed_order(const Reduction& r, DType dtype) {
   return info(dtype).kind == DTypeKind::floating &&
-         (r.op == Op::sum || r.op == Op::dot || r.op == Op::mean);
+         (r.op == Op::sum || r.op == Op::dot || r.op == Op::mean || is_reproducible_statistic(r));
 }
 
 void require_determinism(const Reduction& r, DType dtype, const char* form) {
@@ -33,9 +43,10 @@ void require_determinism(const Reduction& r, DType dtype, const char* form) {
   if (std::string(form) == "reduce" && has_fixed_order(r, dtype)) return;
   reject(std::string(form) + ": " + std::string(info(r.op).name) + " of " +
          std::string(info(dtype).name) +
-         " has no gpu_to_gpu order yet (issue 14: the whole-array sum, dot and mean of the "
-         "floating types have it; integer ops, min, max, argmin, argmax, aminmax, "
-         "count_nonzero, any and all are order-free in every form)");
+         " has no gpu_to_gpu order yet (issue 14: the whole-array reduce of the floating types "
+         "has it for sum, dot, mean, var, std, var_mean, std_mean, logsumexp and norm of ord 1 "
+         "and 2; integer ops, min, max, argmin, argmax, aminmax, count_nonzero, any, all and norm "
+         "of ord 0, inf and -inf are order-free in every form)");
 }
 
 namespace {

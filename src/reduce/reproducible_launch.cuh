@@ -1,0 +1,75 @@
+#pragma once
+// The launch of the fixed-order kernel (reproducible.cuh) for any term and epilogue: the grid,
+// the block size and the tiles per warp. Shared by the sum, dot and mean (reproducible.cu) and
+// the statistics (reproducible_stats.cu); none of it changes the bits.
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/kernel_launch.cuh"
+#include "common/resident_grid.cuh"
+#include "reduce/reproducible.cuh"
+#include "reduce/reproducible.hpp"
+
+namespace reducelab::detail::repro {
+
+//! The kernel's arguments for x[0, n) (and y, for dot) of the plan of n, on ws's partials and
+//! counters; launch_block sets the tiles per warp.
+template <class T>
+ReproArgs<T> make_args(const T* x, const T* y, std::size_t n, const WorkspaceView& ws) {
+  static_assert(kMaxTiles * 8 + kMaxGroups * 8 <= kPartialSlots * kPartialBytes,
+                "the tile and group partials fit the workspace");
+  static_assert(kMaxGroups <= kMaxGrid, "a group counter per group");
+  const Plan plan = plan_for(sizeof(T), n);
+  ReproArgs<T> args{};
+  args.x = x;
+  args.y = y;
+  args.n = n;
+  args.steps = plan.steps;
+  args.tiles = plan.tiles;
+  args.groups = static_cast<unsigned>(plan.groups);
+  args.offset = static_cast<unsigned>((reinterpret_cast<std::uintptr_t>(x) & 15) / sizeof(T));
+  args.partials = ws.d_partials;
+  args.counter = ws.d_counter;
+  args.group_counters = ws.d_group_counters;
+  return args;
+}
+
+template <class T, class A, int kInputs, int kBlock, bool kYVector, class Term, class Epilogue>
+struct KernelTag {};
+
+template <class T, class A, int kInputs, int kBlock, bool kYVector, class Term, class Epilogue>
+void launch_block(ReproArgs<T> args, const Term& term, const Epilogue& epilogue,
+                  const WorkspaceView& ws, cudaStream_t stream) {
+  auto kernel = reproducible_kernel<T, A, kInputs, kBlock, kYVector, Term, Epilogue>;
+  using Tag = KernelTag<T, A, kInputs, kBlock, kYVector, Term, Epilogue>;
+  constexpr unsigned kWarps = kBlock / 32;
+  unsigned grid = reproducible_launch().grid;
+  // A contiguous run of tiles per warp, as many as the resident grid (or the forced one) needs
+  // to take them all in one pass, so every busy warp has the same work. One block (no tickets)
+  // when its warps take every tile with one tile each.
+  const unsigned resident = resident_grid<Tag>(kernel, kBlock, ws.device);
+  const std::uint64_t warps = static_cast<std::uint64_t>(grid != 0 ? grid : resident) * kWarps;
+  args.run = (args.tiles + warps - 1) / warps;
+  if (grid == 0) {
+    const std::uint64_t wanted = (args.tiles + kWarps * args.run - 1) / (kWarps * args.run);
+    grid = static_cast<unsigned>(wanted);
+  }
+  launch_kernel<Tag>(kernel, grid, kBlock, stream, ws.device,
+                     "launch of reducelab reproducible_kernel", args, term, epilogue);
+}
+
+//! Sums term(x[i]) (term(x[i], y[i]) for kInputs == 2) over args' tiles in the fixed order into
+//! A and passes the total to epilogue, with the block size the test hook chooses (512 by
+//! default).
+template <class T, class A, int kInputs, bool kYVector, class Term, class Epilogue>
+void launch_fixed_order(const ReproArgs<T>& args, const Term& term, const Epilogue& epilogue,
+                        const WorkspaceView& ws, cudaStream_t stream) {
+  switch (reproducible_launch().block) {
+    case 128: launch_block<T, A, kInputs, 128, kYVector>(args, term, epilogue, ws, stream); return;
+    case 256: launch_block<T, A, kInputs, 256, kYVector>(args, term, epilogue, ws, stream); return;
+    default: launch_block<T, A, kInputs, 512, kYVector>(args, term, epilogue, ws, stream); return;
+  }
+}
+
+}  // namespace reducelab::detail::repro

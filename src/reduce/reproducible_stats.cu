@@ -1,0 +1,85 @@
+// The launch of the gpu_to_gpu statistics (reproducible_stats.hpp): the first pass (an
+// order-free max through the default kernels, or the fixed-order mean through
+// launch_reproducible) leaves its scalar in the workspace, then reproducible_kernel
+// (reproducible.cuh, with a term and an epilogue of reproducible_stats.cuh) sums the term in the
+// fixed order and writes the result. Every kernel runs on `stream`, one after the other, so the
+// second reads what the first wrote.
+
+#include <cmath>
+#include <limits>
+
+#include "reduce/launch.hpp"
+#include "reduce/reproducible.hpp"
+#include "reduce/reproducible_launch.cuh"
+#include "reduce/reproducible_stats.cuh"
+#include "reducelab/error.hpp"
+
+namespace reducelab::detail {
+
+namespace {
+
+template <class T, class A, class Term, class Epilogue>
+void launch_term(const repro::ReproArgs<T>& args, const Term& term, const Epilogue& epilogue,
+                 const WorkspaceView& ws, cudaStream_t stream) {
+  repro::launch_fixed_order<T, A, 1, true>(args, term, epilogue, ws, stream);
+}
+
+}  // namespace
+
+template <class T>
+void launch_reproducible_stats(const Reduction& r, const T* x, std::size_t n, void* d_out,
+                               const WorkspaceView& ws, cudaStream_t stream) {
+  using S = sum_t<T>;  // == stat_t<T>
+  static_assert(std::is_same_v<S, stat_t<T>>);
+  static_assert(repro::kScalarOffset + 16 <= kPartialSlots * kPartialBytes &&
+                    repro::kScalarOffset >= kMaxGrid * kPartialBytes,
+                "the first pass's scalar lies past every kernel's partials");
+  void* scalar = static_cast<unsigned char*>(ws.d_partials) + repro::kScalarOffset;
+  const repro::ReproArgs<T> args = repro::make_args<T>(x, nullptr, n, ws);
+  switch (r.op) {
+    case Op::norm: {
+      if (r.ord == 1) {
+        launch_term<T, S>(args, repro::AbsTerm{}, repro::NormEpilogue<S>{d_out, false, false, nullptr},
+                          ws, stream);
+      } else if constexpr (std::is_same_v<T, double>) {
+        // max |x| first (order-free: the default kernel of ord inf), for the scale.
+        launch_typed<T>(Reduction::norm(std::numeric_limits<double>::infinity()), x, nullptr, n,
+                        scalar, ws, stream);
+        launch_term<T, double>(args, repro::ScaledSquareTerm{scalar, 1.0},
+                               repro::NormEpilogue<double>{d_out, true, false, scalar}, ws, stream);
+      } else {
+        using A = repro::norm2_acc_t<T>;
+        launch_term<T, A>(args, repro::SquareTerm{},
+                          repro::NormEpilogue<A>{d_out, true, !std::is_same_v<A, S>, nullptr}, ws,
+                          stream);
+      }
+      return;
+    }
+    case Op::var: case Op::std: case Op::var_mean: case Op::std_mean: {
+      // The gpu_to_gpu mean first, into the scalar slot.
+      launch_reproducible<T>(Reduction(Op::mean).reproducible(), x, nullptr, n, scalar, ws,
+                             stream);
+      launch_term<T, S>(args, repro::DeviationTerm<S>{scalar, S(0)},
+                        repro::VarEpilogue<S>{d_out, scalar, repro::var_divisor<S>(n, r.correction),
+                                            r.op},
+                        ws, stream);
+      return;
+    }
+    case Op::logsumexp: {
+      // The max first (order-free: the default kernel of Op::max), into the scalar slot.
+      launch_typed<T>(Reduction(Op::max), x, nullptr, n, scalar, ws, stream);
+      launch_term<T, S>(args, repro::ExpTerm<S, T>{scalar, S(0)},
+                        repro::LogSumExpEpilogue<S, T>{d_out, scalar}, ws, stream);
+      return;
+    }
+    default:
+      throw Error(ErrorCode::invalid_argument, "launch_reproducible_stats: not a statistics op");
+  }
+}
+
+template void launch_reproducible_stats<float>(const Reduction&, const float*, std::size_t, void*, const WorkspaceView&, cudaStream_t);
+template void launch_reproducible_stats<double>(const Reduction&, const double*, std::size_t, void*, const WorkspaceView&, cudaStream_t);
+template void launch_reproducible_stats<__half>(const Reduction&, const __half*, std::size_t, void*, const WorkspaceView&, cudaStream_t);
+template void launch_reproducible_stats<__nv_bfloat16>(const Reduction&, const __nv_bfloat16*, std::size_t, void*, const WorkspaceView&, cudaStream_t);
+
+}  // namespace reducelab::detail

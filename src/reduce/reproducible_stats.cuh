@@ -1,0 +1,131 @@
+#pragma once
+// The gpu_to_gpu statistics on the GPU (reproducible_stats.hpp says what each computes): the
+// terms f(x) that reproducible_kernel (reproducible.cuh) sums in the fixed order, and the
+// epilogues that turn the total into the result. A term binds once per thread at the kernel's
+// start, reading the first pass's scalar (the mean, the max).
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "reduce/reproducible.cuh"
+#include "reduce/reproducible_stats.hpp"
+
+namespace reducelab::detail::repro {
+
+__device__ __forceinline__ float sub(float a, float b) { return __fsub_rn(a, b); }
+__device__ __forceinline__ double sub(double a, double b) { return __dsub_rn(a, b); }
+
+//! Reads the first pass's scalar, written by an earlier kernel on the stream.
+template <class S>
+__device__ __forceinline__ S load_scalar(const void* p) {
+  return *static_cast<const S*>(p);
+}
+
+// ---- Terms: apply<A>(x, y) is f(x) in A, exactly as reproducible_cpu.cpp computes it --------
+
+struct AbsTerm {  // norm ord 1
+  __device__ AbsTerm bind() const { return *this; }
+  template <class A, class T>
+  __device__ __forceinline__ A apply(T x, T) const {
+    return fabs(widen<A>(x));  // exact
+  }
+};
+
+struct SquareTerm {  // norm ord 2, f32, f16, bf16
+  __device__ SquareTerm bind() const { return *this; }
+  template <class A, class T>
+  __device__ __forceinline__ A apply(T x, T) const {
+    const A v = widen<A>(x);
+    return mul(v, v);
+  }
+};
+
+struct ScaledSquareTerm {  // norm ord 2, f64: (s x)^2, s = norm2_scale(max |x|)
+  const void* max_abs;     // double, from the first pass
+  double scale;
+  __device__ ScaledSquareTerm bind() const {
+    return {max_abs, norm2_scale(load_scalar<double>(max_abs))};
+  }
+  template <class A, class T>
+  __device__ __forceinline__ A apply(T x, T) const {
+    const A v = mul(widen<A>(x), scale);
+    return mul(v, v);
+  }
+};
+
+template <class A>
+struct DeviationTerm {  // var, std, var_mean, std_mean: (x - mean)^2
+  const void* mean_at;  // A, from the first pass (the gpu_to_gpu mean)
+  A mean;
+  __device__ DeviationTerm bind() const { return {mean_at, load_scalar<A>(mean_at)}; }
+  template <class R, class T>
+  __device__ __forceinline__ R apply(T x, T) const {
+    const A d = sub(widen<A>(x), mean);
+    return mul(d, d);
+  }
+};
+
+template <class A, class T>
+struct ExpTerm {  // logsumexp: exp(x - max)
+  const void* max_at;  // T, from the first pass (the default kernel's max)
+  A max;
+  __device__ ExpTerm bind() const { return {max_at, widen<A>(load_scalar<T>(max_at))}; }
+  template <class R, class U>
+  __device__ __forceinline__ R apply(U x, U) const {
+    return portable::exp_rn(sub(widen<A>(x), max));
+  }
+};
+
+// ---- Epilogues: what the block that folds the last partial writes ------------------------------
+
+template <class A>
+struct NormEpilogue {  // ord 1: the sum; ord 2: its square root, unscaled, as Out
+  void* out;
+  bool root;
+  bool to_float;        // f32 and bf16's ord 2: the double root rounded to float
+  const void* max_abs;  // f64's ord 2: the first pass's max |x|, else null
+  __device__ void operator()(A total) const {
+    A value = total;
+    if (root) {
+      value = portable::sqrt_rn(total);
+      if (max_abs != nullptr)
+        value = mul(value, static_cast<A>(norm2_unscale(norm2_scale(load_scalar<double>(max_abs)))));
+    }
+    if (to_float) {
+      put<float>(out, 0, canonical(static_cast<float>(value)));
+    } else {
+      put<A>(out, 0, canonical(value));
+    }
+  }
+};
+
+template <class A>
+struct VarEpilogue {
+  void* out;
+  const void* mean_at;
+  A divisor;  // var_divisor(n, correction)
+  Op op;
+  __device__ void operator()(A total) const {
+    A value = finish_var(total, divisor);
+    if (op == Op::std || op == Op::std_mean) value = portable::sqrt_rn(value);
+    value = canonical(value);
+    if (op == Op::var_mean || op == Op::std_mean) {
+      put(out, 0, StatPair<A>{value, load_scalar<A>(mean_at)});  // the mean: canonical already
+    } else {
+      put<A>(out, 0, value);
+    }
+  }
+};
+
+template <class A, class T>
+struct LogSumExpEpilogue {
+  void* out;
+  const void* max_at;  // T
+  __device__ void operator()(A total) const {
+    put<A>(out, 0, canonical(finish_logsumexp(widen<A>(load_scalar<T>(max_at)), total)));
+  }
+};
+
+}  // namespace reducelab::detail::repro
