@@ -490,6 +490,48 @@ void check_ranks(int rank, int ranks, ncclComm_t comm) {
       }
     }
   }
+  // Rows sharded along their length: 64 rows, each rank its own piece of every row (uneven, and
+  // rank 0's empty in the second split), against reduce_axes along the rows of the whole array.
+  for (int split = 0; split < 2; ++split) {
+    const std::int64_t rows = 64;
+    std::vector<std::int64_t> cols(ranks);
+    for (int q = 0; q < ranks; ++q) cols[q] = (split == 1 && q == 0) ? 0 : 100 + 37 * q;
+    std::int64_t total_cols = 0, before = 0;
+    for (int q = 0; q < ranks; ++q) {
+      if (q < rank) before += cols[q];
+      total_cols += cols[q];
+    }
+    for (DType dtype : kTestTypes) {
+      const std::size_t item = size_of(dtype);
+      const Bytes whole = random_bytes(dtype, static_cast<std::size_t>(rows * total_cols), kSeed + 9);
+      Bytes piece(static_cast<std::size_t>(rows * cols[rank]) * item);
+      for (std::int64_t i = 0; i < rows; ++i)
+        std::memcpy(piece.data() + static_cast<std::size_t>(i * cols[rank]) * item,
+                    whole.data() + static_cast<std::size_t>(i * total_cols + before) * item,
+                    static_cast<std::size_t>(cols[rank]) * item);
+      const auto d_whole = upload_bytes(whole);
+      const auto d_piece = upload_bytes(piece);
+      for (const Reduction& r : reductions_for(dtype)) {
+        const std::size_t each = result_size(r.op, dtype);
+        const void* y_whole = info(r.op).inputs == 2 ? d_whole.data() : nullptr;
+        const void* y_piece = info(r.op).inputs == 2 ? d_piece.data() : nullptr;
+        const Bytes want = poisoned_output(each * rows, [&](void* d_out) {
+          reduce_axes(r, dtype, d_whole.data(), y_whole, Layout::contiguous({rows, total_cols}),
+                      axis_mask({1}), d_out, nullptr, nullptr);
+        });
+        const Bytes got = poisoned_output(each * rows, [&](void* d_out) {
+          reduce_rows_sharded(r, dtype, d_piece.data(), y_piece, rows, cols[rank], d_out, comm,
+                              nullptr);
+        });
+        for (std::int64_t i = 0; i < rows; i += 7)
+          expect_same_result(Bytes(got.begin() + i * each, got.begin() + (i + 1) * each),
+                             Bytes(want.begin() + i * each, want.begin() + (i + 1) * each), r,
+                             dtype, total_cols,
+                             describe(r, dtype) + " rows split " + std::to_string(split) +
+                                 " rank " + std::to_string(rank) + " row " + std::to_string(i));
+      }
+    }
+  }
   // The same bits twice.
   const std::size_t each = n / ranks;
   const auto shard = upload_bytes(random_bytes(DType::f32, each, kSeed + rank));
