@@ -7,14 +7,23 @@ include(CMakePackageConfigHelpers)
 
 set(REDUCELAB_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/reducelab)
 
-install(TARGETS reducelab EXPORT reducelabTargets
+# With REDUCELAB_WITH_NCCL also reducelab::nccl (multigpu.hpp), whose package side finds NCCL
+# again (reducelabFindNCCL.cmake, the same search as cmake/nccl.cmake).
+set(_reducelab_installed_targets reducelab)
+set(_reducelab_header_excludes "")
+if(REDUCELAB_WITH_NCCL)
+  list(APPEND _reducelab_installed_targets reducelab_nccl)
+else()
+  set(_reducelab_header_excludes PATTERN "multigpu.hpp" EXCLUDE)
+endif()
+install(TARGETS ${_reducelab_installed_targets} EXPORT reducelabTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # Every public header; version.hpp.in stays behind (its generated version.hpp goes instead).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/reducelab
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-        FILES_MATCHING PATTERN "*.hpp")
+        FILES_MATCHING PATTERN "*.hpp" ${_reducelab_header_excludes})
 install(FILES ${REDUCELAB_GENERATED_INCLUDE_DIR}/reducelab/version.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/reducelab)
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/reducelab)
@@ -33,6 +42,10 @@ configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/reducelabConfig.cmake.
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/reducelabConfigVersion.cmake
                                  VERSION ${PROJECT_VERSION}
                                  COMPATIBILITY SameMinorVersion)
+if(REDUCELAB_WITH_NCCL)
+  install(FILES ${PROJECT_SOURCE_DIR}/cmake/nccl.cmake DESTINATION ${REDUCELAB_INSTALL_CMAKEDIR}
+          RENAME reducelabFindNCCL.cmake)
+endif()
 install(FILES ${PROJECT_BINARY_DIR}/reducelabConfig.cmake
               ${PROJECT_BINARY_DIR}/reducelabConfigVersion.cmake
         DESTINATION ${REDUCELAB_INSTALL_CMAKEDIR})

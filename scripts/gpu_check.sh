@@ -14,8 +14,14 @@
 # statistics at 2^27; JSON in python-bench.json), repro (issue 14: the gpu_to_gpu tests, then the
 # reproducible mode's cost beside the default, sum and dot of the four floating types at
 # 2^10..2^30 in one table per type), repro-stats (issue 14's statistics: their gpu_to_gpu tests,
-# then var, norm and logsumexp of f32 and f64 at 2^24, 2^27 and 2^30 in both modes). The python
-# steps need no --bin and build nothing of the C++ tools.
+# then var, norm and logsumexp of f32 and f64 at 2^24, 2^27 and 2^30 in both modes),
+# multigpu-tests (issue 15: the sharded reduce over NCCL; on one GPU a 1-rank communicator and
+# virtual ranks, on two the real ranks, both launch styles), multigpu-bench
+# (reducelab_multigpu_bench on every GPU: local reduce, NCCL all-reduce of 4 and 16 bytes, the
+# sharded sum/argmax/var at 2^30 and 2^10 per rank; JSON in multigpu-bench.json),
+# multigpu-examples (both examples on every GPU). The multigpu steps export NCCL_NVLS_ENABLE=0
+# (the issue's setting) and need a build with REDUCELAB_WITH_NCCL. The python steps need no
+# --bin and build nothing of the C++ tools.
 # With --bin DIR the binaries come from DIR (built elsewhere and carried); otherwise the script
 # configures and builds the release preset here first.
 set -u -o pipefail
@@ -38,6 +44,12 @@ tests=$bin/tests/reducelab_gpu_tests
 [ -x "$tests" ] || tests=$bin/reducelab_gpu_tests
 tune=$bin/src/reducelab_tune
 [ -x "$tune" ] || tune=$bin/reducelab_tune
+mgtests=$bin/tests/reducelab_multigpu_tests
+[ -x "$mgtests" ] || mgtests=$bin/reducelab_multigpu_tests
+mgbench=$bin/src/reducelab_multigpu_bench
+[ -x "$mgbench" ] || mgbench=$bin/reducelab_multigpu_bench
+mgexamples=$bin/examples
+[ -d "$mgexamples" ] || mgexamples=$bin
 summary=()
 step() {  # step NAME LOGFILE COMMAND...
   local name=$1 log=$2; shift 2
@@ -121,6 +133,18 @@ for s in "$@"; do
         -Ccmake.define.CMAKE_CUDA_ARCHITECTURES=90-real -Cbuild-dir=build/python &&
       step python-tests python-tests.log bash -c 'cd python/tests && python3 -m pytest -q -rs .' ;
       step python-bench python-bench.log python3 -m reducelab.bench --json "$out/python-bench.json" ;;
+    multigpu-tests)  # issue 15: the sharded reduce (the two-GPU tests skip on one GPU, saying so)
+      step multigpu-tests multigpu-tests.log env NCCL_NVLS_ENABLE=0 "$mgtests" ;;
+    multigpu-bench)
+      step multigpu-bench multigpu-bench.log env NCCL_NVLS_ENABLE=0 "$mgbench" --json "$out/multigpu-bench.json" ;;
+    multigpu-examples)
+      step multigpu-one-process multigpu-one-process.log env NCCL_NVLS_ENABLE=0 "$mgexamples/reducelab_example_multigpu_one_process"
+      ranks=$(nvidia-smi -L | wc -l)
+      step multigpu-process-per-gpu multigpu-process-per-gpu.log env NCCL_NVLS_ENABLE=0 bash -c '
+        ex=$1; ranks=$2; id=$(mktemp -u /tmp/nccl-id.XXXXXX); pids=()
+        for ((q = 0; q < ranks; q++)); do RANK=$q WORLD_SIZE=$ranks NCCL_ID_FILE=$id "$ex" & pids+=($!); done
+        rc=0; for p in "${pids[@]}"; do wait "$p" || rc=1; done; rm -f "$id"; exit $rc' _ \
+        "$mgexamples/reducelab_example_multigpu_process_per_gpu" "$ranks" ;;
     python-tests) step python-tests python-tests.log bash -c 'cd python/tests && python3 -m pytest -q -rs .' ;;
     python-bench) step python-bench python-bench.log python3 -m reducelab.bench --json "$out/python-bench.json" ;;
     *) echo "unknown step $s"; exit 2 ;;

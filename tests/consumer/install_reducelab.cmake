@@ -33,6 +33,27 @@ foreach(pattern
     message(FATAL_ERROR "nothing installed matches ${pattern}")
   endif()
 endforeach()
+# reducelab::nccl (the sharded reduce) is a library of the package, installed with
+# REDUCELAB_WITH_NCCL (WITH_NCCL here), with its header and the helper that finds NCCL.
+if(WITH_NCCL)
+  foreach(pattern
+      "^include/reducelab/multigpu\\.hpp$"
+      "^lib[^/]*/libreducelab_nccl\\.(a|so)$"
+      "^lib[^/]*/cmake/reducelab/reducelabFindNCCL\\.cmake$")
+    set(hits ${installed})
+    list(FILTER hits INCLUDE REGEX "${pattern}")
+    if(NOT hits)
+      message(FATAL_ERROR "REDUCELAB_WITH_NCCL: nothing installed matches ${pattern}")
+    endif()
+  endforeach()
+  list(FILTER installed EXCLUDE REGEX "^lib[^/]*/libreducelab_nccl\\.(a|so)(\\.[0-9.]+)?$")
+else()
+  set(hits ${installed})
+  list(FILTER hits INCLUDE REGEX "multigpu|nccl|NCCL")
+  if(hits)
+    message(FATAL_ERROR "installed the sharded reduce without REDUCELAB_WITH_NCCL: ${hits}")
+  endif()
+endif()
 foreach(pattern "^bin/" "\\.in$" "/common/" "/bench/" "/reduce/" "reducelab_")
   set(hits ${installed})
   list(FILTER hits INCLUDE REGEX "${pattern}")
