@@ -54,13 +54,10 @@
 #include "reducelab/dtype.hpp"
 #include "reducelab/error.hpp"
 #include "reducelab/op.hpp"
+#include "reducelab/shard.hpp"
 #include "reducelab/types.hpp"
 
 namespace reducelab {
-
-//! Bytes of one rank's partial state of a whole-array reduction, for every op and type: what
-//! each rank contributes to the all-gather (and what reduce_to_shard_state writes).
-inline constexpr std::size_t kShardStateBytes = 64;
 
 //! The global reduction of the sharded array, all-reduce: this rank's shard is d_x[0..n) (and
 //! d_y[0..n) for dot; null otherwise) on the current device, which must be the device of
@@ -95,18 +92,5 @@ void reduce_sharded_to_host(Reduction r, DType dtype, const void* d_x, const voi
 void reduce_rows_sharded(Reduction r, DType dtype, const void* d_x, const void* d_y,
                          std::size_t rows, std::size_t cols, void* d_out, ncclComm_t comm,
                          cudaStream_t stream);
-
-// ---- the two halves, without NCCL: for other transports (torch.distributed, MPI) and tests ----
-
-//! This rank's partial state of d_x[0..n) (d_y for dot): kShardStateBytes bytes to device
-//! memory d_state (8-byte aligned). Any n, 0 included. Stream-ordered.
-void reduce_to_shard_state(Reduction r, DType dtype, const void* d_x, const void* d_y,
-                           std::size_t n, void* d_state, cudaStream_t stream);
-
-//! Folds `ranks` states (d_states: ranks x kShardStateBytes bytes, rank 0 first, as
-//! reduce_to_shard_state wrote them) in rank order into the result at d_out, as reduce_sharded
-//! does after its all-gather. Stream-ordered.
-void fold_shard_states(Reduction r, DType dtype, const void* d_states, int ranks, void* d_out,
-                       cudaStream_t stream);
 
 }  // namespace reducelab

@@ -9,6 +9,7 @@
 #include "reducelab/reproducible.hpp"
 #include "reducelab/axis.hpp"
 #include "reducelab/segmented.hpp"
+#include "reducelab/shard.hpp"
 #include "reducelab/tensors.hpp"
 #include "reducelab/types.hpp"
 #include "reducelab/version.hpp"

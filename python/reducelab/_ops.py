@@ -145,18 +145,20 @@ def _describe(x):
 
 
 def _reduce(op, x, dim=None, keepdim=False, want=None, correction=1.0, ord=2.0, stream=None,
-            out=None, y=None, determinism=0):
+            out=None, y=None, determinism=0, launch=None):
     b, x, (ptr, code, shape, strides, unit, device) = _describe(x)
     buf_name, final, cast = _spec(op, code, want)
     if cast is not None:
         return _reduce(op, b.cast(x, cast), dim, keepdim, None, correction, ord, stream, out,
-                       None if y is None else b.cast(y, cast), determinism)
+                       None if y is None else b.cast(y, cast), determinism, launch)
     if dim is None:
         mask, shape_out = -1, (1,) * len(shape) if keepdim else ()
         reduced = _count(shape) if op.empty != "zero" else 1
     else:
         mask, shape_out, reduced = _axes(dim, shape, keepdim)
-    if reduced == 0 and (op.empty == "error" or (op.name == "norm" and ord in _INF)):
+    # (A shard of a sharded reduce, launch given, may be empty: only the global count matters.)
+    if reduced == 0 and launch is None and (op.empty == "error" or
+                                            (op.name == "norm" and ord in _INF)):
         raise ValueError(f"reducelab: {op.name} of no elements has no value (an empty input or "
                          "an empty reduced dim), as in torch")
     yptr = 0
@@ -186,8 +188,8 @@ def _reduce(op, x, dim=None, keepdim=False, want=None, correction=1.0, ord=2.0, 
         else:
             buf = ob.empty(shape_buf, buf_name, device)
         result = ob.address(buf)
-    _launch(op.code, correction, ord, code, ptr, yptr, shape, strides, unit, mask, result, s,
-            device, determinism)
+    (launch or _launch)(op.code, correction, ord, code, ptr, yptr, shape, strides, unit, mask,
+                        result, s, device, determinism)
     if not pair:
         return buf if final is None else ob.cast(buf, final)
     return _split(ob, op, buf, final, code)

@@ -247,6 +247,34 @@ void reduce_view(int op, double correction, double ord, int dtype, std::uintptr_
 
 // The whole-array reduction of a contiguous array, as a Python number (or a pair), after
 // synchronising `stream` only: the fast path to a host value (reducelab.item).
+// The two halves of a sharded reduce (reducelab/shard.hpp), for reducelab.distributed: this
+// rank's state into kShardStateBytes of device memory, and the rank-order fold of `ranks`
+// gathered states into `out`.
+void shard_state(int op, double correction, double ord, int dtype, std::uintptr_t x,
+                 std::uintptr_t y, std::int64_t n, std::uintptr_t state, std::uintptr_t stream,
+                 int device, int determinism) {
+  const reducelab::Reduction r = make_reduction(op, correction, ord, determinism);
+  const reducelab::DType dt = make_dtype(dtype);
+  if (n < 0) throw reducelab::Error(reducelab::ErrorCode::invalid_argument, "n must be >= 0");
+  if (g_dry_run) return;
+  nb::gil_scoped_release release;
+  DeviceGuard guard(device);
+  reducelab::reduce_to_shard_state(r, dt, to_ptr(x), to_ptr(y), static_cast<std::size_t>(n),
+                                   reinterpret_cast<void*>(state), to_stream(stream));
+}
+
+void fold_states(int op, double correction, double ord, int dtype, std::uintptr_t states,
+                 int ranks, std::uintptr_t out, std::uintptr_t stream, int device,
+                 int determinism) {
+  const reducelab::Reduction r = make_reduction(op, correction, ord, determinism);
+  const reducelab::DType dt = make_dtype(dtype);
+  if (g_dry_run) return;
+  nb::gil_scoped_release release;
+  DeviceGuard guard(device);
+  reducelab::fold_shard_states(r, dt, to_ptr(states), ranks, reinterpret_cast<void*>(out),
+                               to_stream(stream));
+}
+
 nb::object reduce_item(int op, double correction, double ord, int dtype, std::uintptr_t x,
                        std::uintptr_t y, std::int64_t n, std::uintptr_t stream, int device,
                        int determinism) {
@@ -446,6 +474,14 @@ NB_MODULE(_reducelab, m) {
         "addresses"_a, "sizes"_a, "out"_a, "total"_a, "stream"_a, "device"_a,
         "One result per tensor of a list (device addresses and lengths) into `out`, and the "
         "list's total into `total` unless it is 0.");
+  m.def("shard_state", &shard_state, "op"_a, "correction"_a, "ord"_a, "dtype"_a, "x"_a, "y"_a,
+        "n"_a, "state"_a, "stream"_a, "device"_a, "determinism"_a = 0,
+        "This rank's partial state of x[0, n) (y for dot) into shard_state_bytes of device "
+        "memory at `state` (reducelab/shard.hpp).");
+  m.def("fold_states", &fold_states, "op"_a, "correction"_a, "ord"_a, "dtype"_a, "states"_a,
+        "ranks"_a, "out"_a, "stream"_a, "device"_a, "determinism"_a = 0,
+        "Folds `ranks` gathered states (rank 0 first) into the result at `out`.");
+  m.attr("shard_state_bytes") = reducelab::kShardStateBytes;
   m.def("table", &table, "The op and dtype tables of the C++ library.");
   m.def("_set_dry_run", [](bool on) { g_dry_run = on; },
         "Test hook: parse every argument but launch nothing (host-overhead measurements).");

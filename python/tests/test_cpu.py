@@ -243,3 +243,34 @@ def test_determinism_code_reaches_the_library():
             _reducelab.item(0, 1.0, 2.0, 0, 0x7F0000000000, 0, 1024, 0, 0, -1)
     finally:
         _reducelab._set_dry_run(False)
+
+
+def test_distributed_needs_an_initialised_group():
+    """reducelab.distributed imports without a GPU; a call without torch.distributed (or before
+    init_process_group) raises ImportError or ValueError, before anything is launched."""
+    import reducelab.distributed as rd
+    assert rd._STATE_BYTES == 64
+    assert "rank order" in inspect.getdoc(rd)
+    with pytest.raises(ValueError, match="unknown reduce"):
+        rd.reduce("median", FakeCudaArray((8,)))
+    try:
+        import torch.distributed as dist
+    except ImportError:
+        with pytest.raises(ImportError):
+            rd.reduce("sum", FakeCudaArray((8,)))
+        return
+    if dist.is_available() and not dist.is_initialized():
+        with pytest.raises(ValueError, match="not initialised"):
+            rd.reduce("sum", FakeCudaArray((8,)))
+
+
+def test_shard_state_binding_dry_run():
+    """The two halves' bindings parse their arguments (dry run) and check the op and dtype."""
+    _reducelab._set_dry_run(True)
+    try:
+        _reducelab.shard_state(0, 1.0, 2.0, 0, 0x7F0000000000, 0, 1024, 0x7F0000100000, 0, 0)
+        _reducelab.fold_states(0, 1.0, 2.0, 0, 0x7F0000100000, 2, 0x7F0000200000, 0, 0)
+        with pytest.raises(ValueError):
+            _reducelab.shard_state(0, 1.0, 2.0, 99, 0x7F0000000000, 0, 1024, 0x7F0000100000, 0, 0)
+    finally:
+        _reducelab._set_dry_run(False)

@@ -444,3 +444,65 @@ def test_gpu_to_gpu(op, kwargs, dtype):
         assert value == pytest.approx(first[0].double().item(), rel=1e-2)
     with pytest.raises(ValueError):
         f(base.reshape(1, n), dim=1, determinism="gpu_to_gpu", **kwargs)
+
+
+# ---- reducelab.distributed: a 1-rank torch.distributed group (the NCCL backend) ---------------
+
+@pytest.fixture(scope="module")
+def one_rank_group(tmp_path_factory):
+    dist = pytest.importorskip("torch.distributed")
+    if not dist.is_available() or not dist.is_nccl_available():
+        pytest.skip("torch.distributed with the NCCL backend is not available")
+    created = not dist.is_initialized()
+    if created:
+        store = dist.FileStore(str(tmp_path_factory.mktemp("dist") / "store"), 1)
+        dist.init_process_group("nccl", store=store, rank=0, world_size=1)
+    yield dist
+    if created:
+        dist.destroy_process_group()
+
+
+def _as_tuple(r):
+    return tuple(r) if isinstance(r, tuple) else (r,)
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64", "f16", "i64"])
+@pytest.mark.parametrize("op", ["sum", "mean", "var", "std_mean", "norm", "logsumexp", "max",
+                                "argmin", "argmax", "aminmax", "count_nonzero", "any", "dot"])
+def test_distributed_one_rank_is_the_single_gpu_call(one_rank_group, op, dtype):
+    """With one rank the sharded reduce (state, all-gather through torch.distributed, fold) gives
+    the bits of the whole-array call (multigpu.hpp's promise)."""
+    import reducelab.distributed as rd
+    from reducelab import _ops
+    if op in STATISTICS and dtype not in FLOATS:
+        pytest.skip("statistics take floating types")
+    n = 100_003
+    x = make((n,), dtype)
+    x[n // 3] = x.max()  # a tie: the lowest index wins
+    y = make((n,), dtype, seed=99) if op == "dot" else None
+    got = _as_tuple(rd.reduce(op, x, y))
+    want = _as_tuple(_ops._reduce(_ops._OP[op], x, y=y))
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        assert TORCH.equal(_bits(g) if g.is_floating_point() else g,
+                           _bits(w) if w.is_floating_point() else w), f"{op} {dtype}"
+
+
+def test_distributed_empty_shard_and_errors(one_rank_group):
+    import reducelab.distributed as rd
+    empty = make((0,), "f32")
+    assert rd.reduce("sum", empty).item() == 0.0
+    assert math.isnan(rd.reduce("mean", empty).item())
+    with pytest.raises(ValueError, match="dot takes y"):
+        rd.reduce("sum", empty, empty)
+    with pytest.raises(ValueError, match="unknown reduce"):
+        rd.reduce("median", empty)
+    with pytest.raises(TypeError):
+        rd.reduce("sum", empty.cpu())
+    with pytest.raises(ValueError, match="contiguous"):
+        rd.reduce("sum", make((64, 33), "f32")[:, :5])
+    with pytest.raises(ValueError):  # the sharded fixed order is not built
+        rd.reduce("sum", make((100,), "f32"), determinism="gpu_to_gpu")
+    assert rd.reduce("max", make((100,), "f32"), determinism="gpu_to_gpu").item() == \
+        reducelab.amax(make((100,), "f32")).item()

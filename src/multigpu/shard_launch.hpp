@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "reduce/workspace.hpp"
+#include "reducelab/dtype.hpp"
 #include "reducelab/op.hpp"
 
 namespace reducelab::detail {
@@ -60,5 +61,21 @@ void launch_empty_row_states(const Reduction& r, std::size_t rows, void* d_state
 template <class T>
 void launch_fold(const Reduction& r, const void* d_slots, std::size_t stride, int ranks,
                  std::size_t rows, void* d_out, FoldInfo* d_info, cudaStream_t stream);
+
+// ---- the dtype-dispatched forms (shard_state.cpp, in the core library; sharded.cpp uses them) --
+
+//! The checks of this rank's own arguments (op, type, pointers; d_out only if writes_out),
+//! for `form` ("reduce_sharded", ...) in its messages. Throws reducelab::Error.
+void require_call(const Reduction& r, DType dtype, const void* d_x, const void* d_y,
+                  std::size_t n, const void* d_out, bool writes_out, int device,
+                  const char* form);
+
+//! launch_shard_state for a runtime dtype.
+void launch_state(const Reduction& r, DType dtype, const void* d_x, const void* d_y,
+                  std::size_t n, void* d_slot, const WorkspaceView& ws, cudaStream_t stream);
+
+//! launch_fold for a runtime dtype.
+void fold(const Reduction& r, DType dtype, const void* d_slots, std::size_t stride, int ranks,
+          std::size_t rows, void* d_out, FoldInfo* d_info, cudaStream_t stream);
 
 }  // namespace reducelab::detail
