@@ -28,6 +28,7 @@
 #include "reducelab/axis.hpp"
 #include "reducelab/reduce.hpp"
 #include "reducelab/segmented.hpp"
+#include "reducelab/shard.hpp"
 #include "reducelab/tensors.hpp"
 #include "reducelab/version.hpp"
 
