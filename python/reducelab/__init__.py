@@ -10,6 +10,7 @@
 Functions: sum, mean, var, std, var_mean, std_mean, norm, logsumexp, count_nonzero, any, all,
 amin, amax, min, max, argmin, argmax, aminmax, dot, segment_reduce, foreach, item. The rules they share
 (dim, stream, out, result types, errors) are in the documentation of reducelab._ops.
+reducelab.distributed reduces a tensor sharded over the ranks of a torch.distributed group.
 """
 
 from ._reducelab import CudaError, __version__
