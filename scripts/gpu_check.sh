@@ -15,6 +15,8 @@
 # reproducible mode's cost beside the default, sum and dot of the four floating types at
 # 2^10..2^30 in one table per type), repro-stats (issue 14's statistics: their gpu_to_gpu tests,
 # then var, norm and logsumexp of f32 and f64 at 2^24, 2^27 and 2^30 in both modes),
+# repro-segments (issue 14 along rows and over segments: the tests, then both modes side by side
+# on the issue's row shapes and ragged lists),
 # multigpu-tests (issue 15: the sharded reduce over NCCL; on one GPU a 1-rank communicator and
 # virtual ranks, on two the real ranks, both launch styles), multigpu-bench
 # (reducelab_multigpu_bench on every GPU: local reduce, NCCL all-reduce of 4 and 16 bytes, the
@@ -89,6 +91,17 @@ for s in "$@"; do
       # in the gpu_to_gpu mode beside the default at 2^24, 2^27 and 2^30, f32 and f64, one run
       step repro-stats-tests repro-stats-tests.log "$tests" --gtest_filter='*ReproducibleGpu*Statistic*:*ReproducibleFormsWithoutAnOrderYetThrow*'
       step repro-stats-sweep repro-stats-sweep.log "$cli" sweep --from 24 --to 30 --step 3 --op var,norm,logsumexp --dtype f32,f64 --rungs none --no-cub --determinism gpu_to_gpu --json "$out/repro-stats-sweep.json" ;;
+    repro-segments)  # issue 14 along rows and over segments: the same bits as the CPU per segment,
+      # then both modes side by side (sum and dot of f32 and f64 at 2^27 elements; statistics rows)
+      step repro-segments-tests repro-segments-tests.log "$tests" --gtest_filter='*ReproducibleSegment*:*ReproducibleFormsWithoutAnOrderYetThrow*'
+      for a in "--shape 16777216x8 --axis 1" "--shape 4194304x32 --axis 1" "--shape 524288x256 --axis 1" \
+               "--shape 131072x1024 --axis 1" "--shape 32768x4096 --axis 1" "--shape 128x1048576 --axis 1" \
+               "--segments ragged:heavy:2097152:64" "--segments ragged:uniform:1048576:256" \
+               "--segments ragged:heavy:65536:2048"; do
+        name=$(echo "$a" | tr -c 'a-z0-9' _)
+        step "repro-segments $a" "repro-seg-$name.log" "$cli" bench $a --op sum,dot --dtype f32,f64 --no-cub --determinism gpu_to_gpu --json "$out/repro-seg-$name.json" --md "$out/repro-seg-$name.md"
+      done
+      step repro-segments-stats repro-seg-stats.log "$cli" bench --shape 131072x1024 --axis 1 --op var,norm,logsumexp --dtype f32,f16 --no-cub --determinism gpu_to_gpu --json "$out/repro-seg-stats.json" --md "$out/repro-seg-stats.md" ;;
     repro-jit-build)  # issue 14: the GPU tests from compute_80 PTX only (80-virtual), in build/jit80
       step repro-jit-build repro-jit-build.log bash -c 'cmake -S . -B build/jit80 -G Ninja \
         -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=80-virtual -DREDUCELAB_BUILD_PYTHON=OFF \

@@ -411,21 +411,18 @@ TEST_F(GpuTest, ReproducibleBitsDump) {
 }
 
 TEST_F(GpuTest, ReproducibleFormsWithoutAnOrderYetThrow) {
+  // The list form has no fixed order yet (the axis and segmented forms do:
+  // test_reproducible_segments_gpu.cpp, which also checks that strided axes throw).
   const std::vector<float> h(1024, 1.0f);
   const DeviceBuffer<float> d = upload(h);
-  float out[8] = {};
+  const TensorSpan tensors[2] = {{d.data(), 512}, {d.data() + 512, 512}};
+  float out[2] = {};
   expect_invalid_argument(
       [&] {
-        reduce_segments(Reduction::var().reproducible(), DType::f32, d.data(), nullptr, 4,
-                        std::size_t{256}, out, nullptr);
+        reduce_tensors(Reduction(Op::sum).reproducible(), DType::f32, tensors, 2, out, nullptr,
+                       nullptr);
       },
-      "var segments gpu_to_gpu", "no gpu_to_gpu order yet");
-  expect_invalid_argument(
-      [&] {
-        reduce_segments(Reduction(Op::sum).reproducible(), DType::f32, d.data(), nullptr, 4, std::size_t{256},
-                        &out, nullptr);
-      },
-      "segments gpu_to_gpu", "reduce_segments");
+      "tensors gpu_to_gpu", "reduce_tensors");
 }
 
 }  // namespace

@@ -43,6 +43,17 @@
 //!   both modes, on every GPU, in every form (whole arrays, axes, segments, lists), and the
 //!   gpu_to_gpu mode runs the default kernels for them.
 //!
+//! Segments and axes. reduce_segments (fixed-size rows and ragged int32/int64 offsets) and
+//! reduce_axes where each result's reduced elements are one contiguous run in memory (rows,
+//! sliced rows, the last axes of a contiguous tensor, the whole array) give, in the gpu_to_gpu
+//! mode, for each result the bits of the whole-array gpu_to_gpu result of its segment alone:
+//! reproducible_reduce_cpu(r, dtype, h_x + begin, h_y + begin, length, h_out + s) computes it.
+//! So a row's result does not depend on the other rows, their number, where the row starts in
+//! memory, or the kernel the shape picks (src/reduce/reproducible_segments.cuh). Empty segments
+//! give the default mode's results (segmented.hpp). A ragged call whose offsets decrease
+//! somewhere reads that pair as an empty segment, as the default mode does, and the other
+//! segments keep their bits.
+//!
 //! What is not guaranteed.
 //! - Across reducelab versions: a later version may choose another order (the tile size, say) and
 //!   round differently. The version is in reducelab/version.hpp.
@@ -50,7 +61,8 @@
 //!   sequential sum's, nor another library's.
 //! - The values you pass: code of yours that computes the input with contracted multiply-adds, or
 //!   another compiler or flags, may give other input bits; the promise starts at the input.
-//! - Not yet (issue 14, left): the axis, segmented and list forms of every floating op that is not
+//! - Not yet (issue 14, left): strided axis reductions (columns: each result's reduced elements
+//!   not one contiguous run) and the list form (reduce_tensors) of every floating op that is not
 //!   order-free. They throw reducelab::Error in the gpu_to_gpu mode rather than give bits that
 //!   would not repeat. (norm takes ord 0, 1, 2, inf and -inf only, in both modes.)
 //! - The bits of a statistic against the default mode's: the default var is Welford/Chan in one

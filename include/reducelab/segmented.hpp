@@ -40,7 +40,10 @@
 //! 16-byte line, the shape of the call (num_segments and segment_size; for ragged segments also
 //! offsets[0] and offsets[num_segments], where the work on long segments is cut) and the GPU
 //! model. The same call on the same GPU model gives bitwise identical results, on any stream.
-//! Integer results and min/max/argmin/argmax do not depend on the order at all.
+//! Integer results and min/max/argmin/argmax do not depend on the order at all. In the gpu_to_gpu
+//! mode (Reduction::reproducible(); sum, dot, mean, var, std, var_mean, std_mean, logsumexp and
+//! norm of ord 1 and 2 of the floating types) each segment's result has the bits of the
+//! whole-array gpu_to_gpu result of that segment alone, on every GPU (reproducible.hpp).
 //!
 //! Ragged offsets: they must be nondecreasing and lie within the input (every segment inside the
 //! array d_x points to). They are in device memory, so the library cannot check them on the host

@@ -513,7 +513,7 @@ def foreach(reduce, tensors, *, total=False, correction=1.0, ord=2.0, stream=Non
 
 
 def segment_reduce(x, reduce, *, segment_size=None, offsets=None, lengths=None, y=None,
-                   correction=1.0, ord=2.0, stream=None):
+                   correction=1.0, ord=2.0, stream=None, determinism="run_to_run"):
     """One result per segment of the 1-D contiguous array ``x`` (any contiguous array, read
     flat), in the spirit of ``torch.segment_reduce``. ``reduce`` is the name of any reducelab op
     ("sum", "mean", "min", "max", "argmin", "argmax", "dot", "var", "std", "var_mean",
@@ -532,12 +532,16 @@ def segment_reduce(x, reduce, *, segment_size=None, offsets=None, lengths=None, 
     torch's, which take ``initial``): sum 0, min +inf (or the type's largest), max -inf (or the
     lowest), argmin/argmax -1, mean/var/std NaN, logsumexp -inf, any False, all True, norm 0
     (+inf for ord -inf).
+
+    ``determinism="gpu_to_gpu"``: each segment's result has the bits of the whole-array
+    gpu_to_gpu result of that segment alone, on every GPU (module notes).
     """
     op = _OP.get(reduce)
     if op is None:
         raise ValueError(f"reducelab: unknown reduce {reduce!r}; one of {', '.join(_OP)}")
     if (segment_size is not None) + (offsets is not None) + (lengths is not None) != 1:
         raise ValueError("reducelab: give exactly one of segment_size, offsets and lengths")
+    det = _determinism(determinism)
     b, x, (ptr, code, shape, strides, unit, device) = _describe(x)
     n = _count(shape)
     _require_contiguous(shape, strides, unit, "segment_reduce reads x flat: it must be contiguous")
@@ -558,7 +562,8 @@ def segment_reduce(x, reduce, *, segment_size=None, offsets=None, lengths=None, 
         segments = n // segment_size
         buf = ob.empty((segments, 2) if pair else (segments,), buf_name, device)
         _reducelab.reduce_segments_fixed(op.code, float(correction), float(ord), code, ptr, yptr,
-                                         segments, segment_size, ob.address(buf), s, device)
+                                         segments, segment_size, ob.address(buf), s, device,
+                                         det)
     else:
         _, offsets, (optr, ocode, oshape, _, ounit, odevice) = _describe(offsets)
         oname = _CODE_NAMES[ocode]
@@ -569,7 +574,7 @@ def segment_reduce(x, reduce, *, segment_size=None, offsets=None, lengths=None, 
         buf = ob.empty((segments, 2) if pair else (segments,), buf_name, device)
         _reducelab.reduce_segments_ragged(op.code, float(correction), float(ord), code, ptr,
                                           yptr, segments, optr, _DTYPES[oname]["size"],
-                                          ob.address(buf), s, device)
+                                          ob.address(buf), s, device, det)
     if not pair:
         return buf if final is None else ob.cast(buf, final)
     first, second = _split(ob, op, buf, final, code)

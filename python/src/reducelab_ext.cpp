@@ -330,8 +330,9 @@ nb::object reduce_item(int op, double correction, double ord, int dtype, std::ui
 // Fixed-size segments of a contiguous array: num_segments rows of segment_size elements.
 void reduce_segments_fixed(int op, double correction, double ord, int dtype, std::uintptr_t x,
                            std::uintptr_t y, std::int64_t num_segments, std::int64_t segment_size,
-                           std::uintptr_t out, std::uintptr_t stream, int device) {
-  const reducelab::Reduction r = make_reduction(op, correction, ord);
+                           std::uintptr_t out, std::uintptr_t stream, int device,
+                           int determinism) {
+  const reducelab::Reduction r = make_reduction(op, correction, ord, determinism);
   const reducelab::DType dt = make_dtype(dtype);
   if (num_segments < 0 || segment_size < 0)
     throw nb::value_error("reducelab: negative number of segments or segment size");
@@ -348,8 +349,8 @@ void reduce_segments_fixed(int op, double correction, double ord, int dtype, std
 void reduce_segments_ragged(int op, double correction, double ord, int dtype, std::uintptr_t x,
                             std::uintptr_t y, std::int64_t num_segments, std::uintptr_t offsets,
                             int offsets_itemsize, std::uintptr_t out, std::uintptr_t stream,
-                            int device) {
-  const reducelab::Reduction r = make_reduction(op, correction, ord);
+                            int device, int determinism) {
+  const reducelab::Reduction r = make_reduction(op, correction, ord, determinism);
   const reducelab::DType dt = make_dtype(dtype);
   if (num_segments < 0) throw nb::value_error("reducelab: negative number of segments");
   if (offsets_itemsize != 4 && offsets_itemsize != 8)
@@ -467,10 +468,10 @@ NB_MODULE(_reducelab, m) {
         "after synchronising `stream`.");
   m.def("reduce_segments_fixed", &reduce_segments_fixed, "op"_a, "correction"_a, "ord"_a,
         "dtype"_a, "x"_a, "y"_a, "num_segments"_a, "segment_size"_a, "out"_a, "stream"_a,
-        "device"_a);
+        "device"_a, "determinism"_a = 0);
   m.def("reduce_segments_ragged", &reduce_segments_ragged, "op"_a, "correction"_a, "ord"_a,
         "dtype"_a, "x"_a, "y"_a, "num_segments"_a, "offsets"_a, "offsets_itemsize"_a, "out"_a,
-        "stream"_a, "device"_a);
+        "stream"_a, "device"_a, "determinism"_a = 0);
   m.def("reduce_tensors", &reduce_tensors, "op"_a, "correction"_a, "ord"_a, "dtype"_a,
         "addresses"_a, "sizes"_a, "out"_a, "total"_a, "stream"_a, "device"_a,
         "One result per tensor of a list (device addresses and lengths) into `out`, and the "

@@ -442,8 +442,27 @@ def test_gpu_to_gpu(op, kwargs, dtype):
     if op not in ("var_mean",):
         value = reducelab.item(op, base, determinism="gpu_to_gpu", **kwargs)
         assert value == pytest.approx(first[0].double().item(), rel=1e-2)
+    # Along a dim whose reduced elements are contiguous (rows): each row's result is the
+    # whole-array result of the row, so one row gives the same bits; columns raise.
+    row = f(base.reshape(1, n), dim=1, determinism="gpu_to_gpu", **kwargs)
+    row = row if isinstance(row, tuple) else (row,)
+    for g, w in zip(row, first):
+        assert TORCH.equal(_bits(g.reshape(())), _bits(w)), f"{op} {dtype} along dim 1"
+    m = n - n % 7
+    rows = f(base[:m].reshape(7, m // 7), dim=1, determinism="gpu_to_gpu", **kwargs)
+    rows = rows if isinstance(rows, tuple) else (rows,)
+    segs = reducelab.segment_reduce(base[:m], op, segment_size=m // 7, determinism="gpu_to_gpu",
+                                    **kwargs)
+    segs = segs if isinstance(segs, tuple) else (segs,)
+    for r, g in zip(rows, segs):
+        assert TORCH.equal(_bits(r), _bits(g)), f"{op} {dtype} rows against segment_reduce"
+    for i in (0, 6):
+        one = f(base[i * (m // 7):(i + 1) * (m // 7)], determinism="gpu_to_gpu", **kwargs)
+        one = one if isinstance(one, tuple) else (one,)
+        for r, w in zip(rows, one):
+            assert TORCH.equal(_bits(r[i]), _bits(w)), f"{op} {dtype} row {i}"
     with pytest.raises(ValueError):
-        f(base.reshape(1, n), dim=1, determinism="gpu_to_gpu", **kwargs)
+        f(base[:m].reshape(7, m // 7), dim=0, determinism="gpu_to_gpu", **kwargs)
 
 
 # ---- reducelab.distributed: a 1-rank torch.distributed group (the NCCL backend) ---------------

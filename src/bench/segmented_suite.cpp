@@ -19,6 +19,7 @@
 #include "bench/timer.hpp"
 #include "common/cuda_check.hpp"
 #include "common/device_buffer.hpp"
+#include "reduce/reproducible.hpp"
 #include "reducelab/axis.hpp"
 #include "reducelab/error.hpp"
 #include "reducelab/segmented.hpp"
@@ -228,8 +229,8 @@ SegmentedCandidate production(const SuiteConfig& config, std::string change, Cal
 }
 
 // reducelab::reduce_axes over the contiguous view of `shape`.
-SegmentedCandidate reduce_axes_candidate(const SuiteConfig& config, const AxisShape& shape) {
-  const Reduction op = config.reduction();
+SegmentedCandidate reduce_axes_candidate(const SuiteConfig& config, const AxisShape& shape,
+                                         const Reduction& op) {
   const DType dtype = config.dtype;
   const Layout layout = shape.layout();
   const AxisMask mask = shape.mask;
@@ -385,23 +386,33 @@ std::vector<Measurement> run_shape(const SuiteConfig& config, const SegmentSpec&
           }));
     }
   }
-  if (config.production && axes != nullptr) {
-    candidates.push_back(reduce_axes_candidate(config, *axes));
-  } else if (config.production) {
-    const Reduction op = config.reduction();
-    const DType dtype = config.dtype;
-    const std::size_t size = shape.size;
-    candidates.push_back(production(
-        config,
-        "reducelab::reduce_segments (" +
-            std::string(shape.ragged() ? "int64 offsets" : "fixed size") + ")",
-        [=](const void* x, const void* y, void* out, cudaStream_t s) {
-          if (offsets_ptr != nullptr) {
-            reducelab::reduce_segments(op, dtype, x, y, count, offsets_ptr, out, s);
-          } else {
-            reducelab::reduce_segments(op, dtype, x, y, count, size, out, s);
-          }
-        }));
+  // The default mode, then (--determinism gpu_to_gpu, an op with a fixed order) the same call in
+  // the gpu_to_gpu mode: its cost is that row over the default one.
+  const bool fixed_order = reducelab::detail::has_fixed_order(config.reduction(), config.dtype) &&
+                           !reducelab::detail::order_free(config.reduction(), config.dtype);
+  for (const bool reproducible : {false, true}) {
+    if (!config.production || (reproducible && !(config.gpu_to_gpu && fixed_order))) continue;
+    const Reduction op = reproducible ? config.reduction().reproducible() : config.reduction();
+    SegmentedCandidate candidate;
+    if (axes != nullptr) {
+      candidate = reduce_axes_candidate(config, *axes, op);
+    } else {
+      const DType dtype = config.dtype;
+      const std::size_t size = shape.size;
+      candidate = production(
+          config,
+          "reducelab::reduce_segments (" +
+              std::string(shape.ragged() ? "int64 offsets" : "fixed size") + ")",
+          [=](const void* x, const void* y, void* out, cudaStream_t s) {
+            if (offsets_ptr != nullptr) {
+              reducelab::reduce_segments(op, dtype, x, y, count, offsets_ptr, out, s);
+            } else {
+              reducelab::reduce_segments(op, dtype, x, y, count, size, out, s);
+            }
+          });
+    }
+    if (reproducible) candidate.impl = "reducelab gpu_to_gpu";
+    candidates.push_back(candidate);
   }
   check_then_time_all(config, in, refs, candidates, row, device, stream, progress, rows);
   return rows;
@@ -433,7 +444,8 @@ std::vector<Measurement> run_strided(const SuiteConfig& config, const AxisShape&
   add_cub(config, shape.reduced(), row,
           [&] { return make_cub_strided_reduce(config.op, config.dtype, walk, count); },
           candidates, rows);
-  if (config.production) candidates.push_back(reduce_axes_candidate(config, shape));
+  if (config.production)
+    candidates.push_back(reduce_axes_candidate(config, shape, config.reduction()));
   check_then_time_all(config, in, refs, candidates, row, device, stream, progress, rows);
   return rows;
 }

@@ -114,10 +114,18 @@ void reduce_axes(Reduction r, DType dtype, const void* d_x, const void* d_y, con
   const Op op = r.op;
   require_valid_op(r, dtype, d_y);
   require_determinism(r, dtype, "reduce_axes");
-  const bool positions_matter = info(op).result == ResultKind::value_index;
+  // gpu_to_gpu: a result's order is the row-major order of its reduced elements, so the reduced
+  // axes keep the view's order, as argmin's positions need.
+  const bool fixed_order = takes_fixed_order(r, dtype);
+  const bool positions_matter = info(op).result == ResultKind::value_index || fixed_order;
   const AxisView view = canonicalize_axes(x, axes, out, positions_matter);
   const AxisPath path = plan_path(view);
   if (path == AxisPath::nothing) return;
+  if (fixed_order && path == AxisPath::strided)
+    reject("reduce_axes: " + std::string(info(op).name) + " of " + std::string(info(dtype).name) +
+           " in the gpu_to_gpu mode needs each result's reduced elements to be one contiguous "
+           "run in memory (rows, batches, the last axes of a contiguous tensor); strided "
+           "reductions such as columns have no fixed order yet (issue 14)");
   const int device = current_device();
   require_pointers(op, dtype, d_x, d_y, view.x_extent,
                    {d_out, view.out_extent, result_alignment(op, dtype), "out"}, device);
@@ -128,7 +136,12 @@ void reduce_axes(Reduction r, DType dtype, const void* d_x, const void* d_y, con
     const T* ty = static_cast<const T*>(d_y);
     switch (path) {
       case AxisPath::scalar:
-        launch_typed<T>(r, tx, ty, view.reduced, d_out, workspace, stream);
+        if (fixed_order) {  // one row: the fixed order of the segmented form, the same bits
+          launch_fixed_segments<T>(r, tx, ty, 1, view.reduced, view.reduced, d_out, 1, workspace,
+                                   stream);
+        } else {
+          launch_typed<T>(r, tx, ty, view.reduced, d_out, workspace, stream);
+        }
         break;
       case AxisPath::rows: {
         const AxisRows rows = rows_of(view);

@@ -42,6 +42,22 @@ template <class T>
 void launch_reproducible_stats(const Reduction& r, const T* x, std::size_t n, void* d_out,
                                const WorkspaceView& workspace, cudaStream_t stream);
 
+//! Whether a call of the axis or segmented form (or the whole-array one) takes the fixed order:
+//! gpu_to_gpu, and `r` on `dtype` has one and is not order-free.
+bool takes_fixed_order(const Reduction& r, DType dtype);
+
+//! Launches the fixed-order r (has_fixed_order) over num_segments >= 1 segments of floating T
+//! (reproducible_segments.cuh): fixed-size rows (offsets null: row s is x[s pitch, s pitch +
+//! segment_size), its result at d_out + s out_stride results) or ragged ones (offsets: int64
+//! when wide_offsets, else int32; out_stride 1). Each result is the whole-array gpu_to_gpu result
+//! of its segment. The test hook below forces the kernels' grid (not their block size).
+template <class T>
+void launch_reproducible_segments(const Reduction& r, const T* x, const T* y,
+                                  std::size_t num_segments, std::size_t segment_size,
+                                  std::size_t pitch, const void* offsets, bool wide_offsets,
+                                  void* d_out, std::size_t out_stride,
+                                  const WorkspaceView& workspace, cudaStream_t stream);
+
 //! For tests only: a grid and a block size the fixed-order kernel uses instead of its own
 //! (0: the library's choice; block: 128, 256 or 512). Not thread-safe; the results must not
 //! change with it (that is what the tests check).

@@ -33,6 +33,7 @@
 #include "reduce/config.cuh"
 #include "reduce/grid_step.cuh"
 #include "reduce/launch.cuh"
+#include "reduce/reproducible.hpp"
 #include "reduce/segment_plan.hpp"
 #include "reduce/stats_traits.cuh"
 #include "reduce/tensor_table.hpp"
@@ -693,6 +694,13 @@ template <class T>
 void launch_fixed_segments(const Reduction& r, const T* x, const T* y, std::size_t num_segments,
                            std::size_t segment_size, std::size_t pitch, void* d_out,
                            std::size_t out_stride, const WorkspaceView& ws, cudaStream_t stream) {
+  if constexpr (is_floating_v<T>) {
+    if (takes_fixed_order(r, dtype_of<T>::value)) {  // gpu_to_gpu (reproducible_segments.cuh)
+      launch_reproducible_segments<T>(r, x, y, num_segments, segment_size, pitch, nullptr, false,
+                                      d_out, out_stride, ws, stream);
+      return;
+    }
+  }
   if (takes_scalar_path(num_segments, segment_size)) {
     launch_typed<T>(r, x, y, segment_size, d_out, ws, stream);  // the scalar reduce, instantiated
     return;                                                     // in instantiate_*.cu
@@ -708,6 +716,13 @@ void launch_ragged_segments(const Reduction& r, const T* x, const T* y, std::siz
                             const Offset* offsets, void* d_out, const WorkspaceView& ws,
                             cudaStream_t stream) {
   static_assert(std::is_same_v<Offset, std::int32_t> || std::is_same_v<Offset, std::int64_t>);
+  if constexpr (is_floating_v<T>) {
+    if (takes_fixed_order(r, dtype_of<T>::value)) {  // gpu_to_gpu (reproducible_segments.cuh)
+      launch_reproducible_segments<T>(r, x, y, num_segments, 0, 0, offsets,
+                                      std::is_same_v<Offset, std::int64_t>, d_out, 1, ws, stream);
+      return;
+    }
+  }
   const SegmentRows rows{offsets, std::is_same_v<Offset, std::int64_t>, 0, 0};
   with_segment_kernels(r, x, y, [&](auto kernels) {
     kernels.ragged(x, y, num_segments, rows, d_out, ws, stream, finish_of(r),

@@ -1,0 +1,269 @@
+// The launch of the gpu_to_gpu mode over segments (reproducible_segments.cuh): which kernels
+// read a call's segments, the first pass of the statistics that need one, and the explicit
+// instantiations for the floating types.
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "common/cuda_check.hpp"
+#include "common/kernel_launch.cuh"
+#include "common/resident_grid.cuh"
+#include "reduce/launch.hpp"
+#include "reduce/reproducible.hpp"
+#include "reduce/reproducible_segments.cuh"
+
+namespace reducelab::detail {
+namespace {
+
+using repro::kSegmentBlock;
+constexpr unsigned kSegmentWarps = kSegmentBlock / 32;
+
+template <class... Tags>
+struct SegmentTag {};
+
+//! Device memory for the first pass's per-segment scalars, freed on the stream when it goes.
+class StreamScratch {
+ public:
+  StreamScratch(std::size_t bytes, cudaStream_t stream) : stream_(stream) {
+    REDUCELAB_CUDA_CHECK(cudaMallocAsync(&data_, bytes > 0 ? bytes : 1, stream));
+  }
+  ~StreamScratch() { (void)cudaFreeAsync(data_, stream_); }
+  StreamScratch(const StreamScratch&) = delete;
+  StreamScratch& operator=(const StreamScratch&) = delete;
+  void* get() const { return data_; }
+
+ private:
+  void* data_ = nullptr;
+  cudaStream_t stream_;
+};
+
+template <class T>
+struct SegmentCall {
+  const T* x;
+  const T* y;
+  repro::SegmentList segments;
+  const WorkspaceView& ws;
+  cudaStream_t stream;
+
+  unsigned capped(std::uint64_t blocks, unsigned resident) const {
+    const unsigned forced = reproducible_launch().grid;
+    if (forced != 0) return forced;
+    const std::uint64_t most = static_cast<std::uint64_t>(resident) * 8;
+    if (blocks == 0) blocks = 1;
+    return static_cast<unsigned>(blocks < most ? blocks : most);
+  }
+
+  //! Sums term over every segment in the fixed order into A and hands each total to epilogue.
+  template <class A, int kInputs, bool kYVector, class Term, class Epilogue>
+  void run(const Term& term, const Epilogue& epilogue) const {
+    using namespace repro;
+    auto short_kernel = segment_short_kernel<T, A, kInputs, kYVector, Term, Epilogue>;
+    auto long_kernel = segment_long_kernel<T, A, kInputs, kYVector, Term>;
+    auto fold_kernel = segment_fold_kernel<T, A, kInputs, kYVector, Term, Epilogue>;
+    using ShortTag = SegmentTag<T, A, Term, Epilogue, std::integral_constant<int, kInputs * 2 + kYVector>>;
+    using LongTag = SegmentTag<ShortTag, int>;
+    using FoldTag = SegmentTag<ShortTag, long>;
+    const unsigned resident = resident_grid<ShortTag>(short_kernel, kSegmentBlock, ws.device);
+    const std::uint64_t resident_warps = static_cast<std::uint64_t>(resident) * kSegmentWarps;
+
+    SegmentArgs<T> a{};
+    a.x = x;
+    a.y = kInputs == 2 ? y : nullptr;
+    a.segments = segments;
+    a.partials = ws.d_partials;
+    a.capacity = kPartialSlots * kPartialBytes / sizeof(A);
+    a.flags = ws.d_segment_flags;
+    a.counter = ws.d_counter;
+    const std::uint64_t count = segments.count;
+
+    auto launch_short = [&](std::uint64_t warps_wanted) {
+      const unsigned grid = capped((warps_wanted + kSegmentWarps - 1) / kSegmentWarps, resident);
+      launch_kernel<ShortTag>(short_kernel, grid, kSegmentBlock, stream, ws.device,
+                              "launch of reducelab segment_short_kernel", a, term, epilogue);
+    };
+    auto launch_long_and_fold = [&](std::uint64_t items, std::uint64_t fold_warps) {
+      const unsigned long_resident = resident_grid<LongTag>(long_kernel, kSegmentBlock, ws.device);
+      const unsigned long_grid =
+          reproducible_launch().grid != 0
+              ? reproducible_launch().grid
+              : static_cast<unsigned>(std::min<std::uint64_t>(
+                    (items + kSegmentWarps - 1) / kSegmentWarps, long_resident));
+      launch_kernel<LongTag>(long_kernel, long_grid, kSegmentBlock, stream, ws.device,
+                             "launch of reducelab segment_long_kernel", a, term);
+      const unsigned fold_grid = capped((fold_warps + kSegmentWarps - 1) / kSegmentWarps, resident);
+      launch_kernel<FoldTag>(fold_kernel, fold_grid, kSegmentBlock, stream, ws.device,
+                             "launch of reducelab segment_fold_kernel", a, term, epilogue);
+    };
+
+    if (segments.offsets != nullptr) {
+      // Ragged: the lengths are on the device; every kernel sorts the segments out itself. The
+      // long kernel's grid is the resident one (one slice per warp).
+      launch_short((count + 31) / 32);
+      const unsigned long_resident = resident_grid<LongTag>(long_kernel, kSegmentBlock, ws.device);
+      launch_long_and_fold(static_cast<std::uint64_t>(long_resident) * kSegmentWarps,
+                           (count + 31) / 32);
+      return;
+    }
+
+    const Plan plan = plan_for(sizeof(T), segments.size);
+    const std::uintptr_t line = reinterpret_cast<std::uintptr_t>(x) |
+                                (kInputs == 2 ? reinterpret_cast<std::uintptr_t>(y) : 0);
+    a.aligned = (line & 15) == 0 && (segments.pitch * sizeof(T)) % 16 == 0;
+    if (segments.size <= plan.tile) {
+      // Rows of one tile: teams of g lanes, g x kC >= the row (g = 32 past P elements).
+      const std::size_t per_lane = 16 / sizeof(T);
+      unsigned log2 = 0;
+      while (log2 < 5 && (std::size_t{1} << log2) * per_lane < segments.size) ++log2;
+      a.team_log2 = log2;
+      const std::uint64_t per_warp = 32u >> log2;
+      const std::uint64_t groups = (count + per_warp - 1) / per_warp;
+      // Rows of one vector per lane go four groups to a warp at once (kRowBatch).
+      const bool one_vector = segments.size <= (std::size_t{1} << log2) * per_lane;
+      launch_short(one_vector ? (groups + 3) / 4 : groups);
+      return;
+    }
+    // Longer rows: a warp each when there are enough of them to fill the GPU or they are short
+    // enough, else chunks of a power of two of tiles, as many as keep every resident warp busy
+    // (four per warp) and fit the workspace's partials.
+    if (plan.tiles <= kWarpTiles || count >= 2 * resident_warps) {
+      launch_short(count);
+      return;
+    }
+    auto chunks_of = [&](std::uint64_t c) { return (plan.tiles + c - 1) / c; };
+    std::uint64_t chunk = kChunkMinTiles;
+    while (chunk < plan.tiles && count * chunks_of(chunk) > a.capacity) chunk *= 2;
+    while (chunk < plan.tiles && count * chunks_of(2 * chunk) >= 4 * resident_warps) chunk *= 2;
+    if (chunks_of(chunk) <= 1 || count * chunks_of(chunk) > a.capacity) {
+      launch_short(count);  // a warp per row, whole
+      return;
+    }
+    a.chunk_tiles = chunk;
+    a.chunks = chunks_of(chunk);
+    launch_long_and_fold(count * a.chunks, count);
+  }
+};
+
+template <class T, class Offset>
+void first_pass_default(const Reduction& r, const T* x, const repro::SegmentList& segments,
+                        void* out, std::size_t out_stride, const WorkspaceView& ws,
+                        cudaStream_t stream) {
+  if (segments.offsets == nullptr) {
+    launch_fixed_segments<T>(r, x, nullptr, segments.count, segments.size, segments.pitch, out,
+                             out_stride, ws, stream);
+  } else {
+    launch_ragged_segments<T, Offset>(r, x, nullptr, segments.count,
+                                      static_cast<const Offset*>(segments.offsets), out, ws,
+                                      stream);
+  }
+}
+
+}  // namespace
+
+template <class T>
+void launch_reproducible_segments(const Reduction& r, const T* x, const T* y,
+                                  std::size_t num_segments, std::size_t segment_size,
+                                  std::size_t pitch, const void* offsets, bool wide_offsets,
+                                  void* d_out, std::size_t out_stride, const WorkspaceView& ws,
+                                  cudaStream_t stream) {
+  using namespace repro;
+  using S = sum_t<T>;
+  const SegmentList segments{offsets, wide_offsets, num_segments, segment_size, pitch};
+  const SegmentCall<T> call{x, y, segments, ws, stream};
+  using Epi = SegmentEpilogue<S, T>;
+  // The first passes write each segment's scalar into the output, in the segment's own result
+  // slot (the second pass's result overwrites it; var_mean and std_mean keep it as their mean):
+  // no memory besides. The default kernels' first pass (max, max |x|) writes ragged results
+  // contiguously, so only the f16/bf16 logsumexp of ragged segments, whose 2-byte max would not
+  // land in its 4-byte slot, takes num_segments x 2 bytes from the stream-ordered allocator.
+  auto first_pass = [&](const Reduction& pass, void* out, std::size_t stride) {
+    if (wide_offsets) {
+      first_pass_default<T, std::int64_t>(pass, x, segments, out, stride, ws, stream);
+    } else {
+      first_pass_default<T, std::int32_t>(pass, x, segments, out, stride, ws, stream);
+    }
+  };
+
+  switch (r.op) {
+    case Op::sum: case Op::mean:
+      call.template run<S, 1, true>(SameTerm<PlainTerm<1>>{},
+                                    Epi{d_out, out_stride, Epi::plain, r.op, 0, false, nullptr, 0});
+      return;
+    case Op::dot: {
+      const Epi epilogue{d_out, out_stride, Epi::plain, r.op, 0, false, nullptr, 0};
+      if ((reinterpret_cast<std::uintptr_t>(x) & 15) == (reinterpret_cast<std::uintptr_t>(y) & 15)) {
+        call.template run<S, 2, true>(SameTerm<PlainTerm<2>>{}, epilogue);
+      } else {
+        call.template run<S, 2, false>(SameTerm<PlainTerm<2>>{}, epilogue);
+      }
+      return;
+    }
+    case Op::norm: {
+      if (r.ord == 1) {
+        call.template run<S, 1, true>(
+            SameTerm<AbsTerm>{}, Epi{d_out, out_stride, Epi::norm1, r.op, 0, false, nullptr, 0});
+      } else if constexpr (std::is_same_v<T, double>) {
+        // max |x| of each segment first (order-free: the default kernels of ord inf), in place.
+        first_pass(Reduction::norm(std::numeric_limits<double>::infinity()), d_out, out_stride);
+        call.template run<double, 1, true>(
+            SegmentScaledSquare{static_cast<const double*>(d_out), out_stride},
+            Epi{d_out, out_stride, Epi::norm2, r.op, 0, false, d_out, out_stride});
+      } else {
+        using A = norm2_acc_t<T>;
+        call.template run<A, 1, true>(
+            SameTerm<SquareTerm>{},
+            SegmentEpilogue<A, T>{d_out, out_stride, SegmentEpilogue<A, T>::norm2, r.op, 0,
+                                  !std::is_same_v<A, S>, nullptr, 0});
+      }
+      return;
+    }
+    case Op::var: case Op::std: case Op::var_mean: case Op::std_mean: {
+      // The gpu_to_gpu mean of each segment first, into its result slot (a pair's mean).
+      const bool pair = r.op == Op::var_mean || r.op == Op::std_mean;
+      S* means = static_cast<S*>(d_out) + (pair ? 1 : 0);
+      const std::size_t stride = pair ? 2 * out_stride : out_stride;
+      call.template run<S, 1, true>(SameTerm<PlainTerm<1>>{},
+                                    Epi{means, stride, Epi::plain, Op::mean, 0, false, nullptr, 0});
+      call.template run<S, 1, true>(
+          SegmentDeviation<S>{means, stride},
+          Epi{d_out, out_stride, Epi::var, r.op, r.correction, false, means, stride});
+      return;
+    }
+    case Op::logsumexp: {
+      // The max of each segment first (order-free: the default kernels of Op::max).
+      const std::size_t widen = sizeof(S) / sizeof(T);  // 2 for f16 and bf16
+      if (offsets != nullptr && widen != 1) {
+        StreamScratch scratch(num_segments * sizeof(T), stream);
+        first_pass(Reduction(Op::max), scratch.get(), 1);
+        call.template run<S, 1, true>(
+            SegmentExp<S, T>{static_cast<const T*>(scratch.get()), 1},
+            Epi{d_out, out_stride, Epi::logsumexp, r.op, 0, false, scratch.get(), 1});
+      } else {
+        first_pass(Reduction(Op::max), d_out, out_stride * widen);
+        call.template run<S, 1, true>(
+            SegmentExp<S, T>{static_cast<const T*>(d_out), out_stride * widen},
+            Epi{d_out, out_stride, Epi::logsumexp, r.op, 0, false, d_out, out_stride * widen});
+      }
+      return;
+    }
+    default:
+      throw Error(ErrorCode::invalid_argument,
+                  "launch_reproducible_segments: no fixed order for this op");
+  }
+}
+
+#define REDUCELAB_INSTANTIATE_REPRO_SEGMENTS(T)                                                  \
+  template void launch_reproducible_segments<T>(const Reduction&, const T*, const T*,           \
+                                                std::size_t, std::size_t, std::size_t,          \
+                                                const void*, bool, void*, std::size_t,          \
+                                                const WorkspaceView&, cudaStream_t);
+REDUCELAB_INSTANTIATE_REPRO_SEGMENTS(float)
+REDUCELAB_INSTANTIATE_REPRO_SEGMENTS(double)
+REDUCELAB_INSTANTIATE_REPRO_SEGMENTS(__half)
+REDUCELAB_INSTANTIATE_REPRO_SEGMENTS(__nv_bfloat16)
+#undef REDUCELAB_INSTANTIATE_REPRO_SEGMENTS
+
+}  // namespace reducelab::detail

@@ -1,0 +1,673 @@
+#pragma once
+// The gpu_to_gpu (reproducible) mode over segments: fixed-size rows (reduce_segments, and the
+// rows of reduce_axes) and ragged CSR segments. Each segment's result is the whole-array
+// gpu_to_gpu result of that segment alone (reproducible_plan.hpp: its own plan, lanes, tiles
+// and tree, from its own length), so the CPU function of one segment gives its bits, and where a
+// segment starts in memory, which warp or block reads it and how many segments share the call
+// change nothing.
+//
+// Who reads what (none of it changes the bits):
+// - segment_short_kernel: the segments of at most kWarpTiles tiles. A fixed-size row no longer
+//   than a tile's lanes (P: 128 f32) is read by a team of g lanes (g a power of two, g x kC >=
+//   the row, 32 / g rows per warp): lane r holds elements [r kC, r kC + kC) of its row, which
+//   are lanes r kC .. of the order, adds them in the thread's tree and the team's (__shfl_xor
+//   over 1 .. g / 2): the complete tree of adjacent pairs over the row, padded with -0. A ragged
+//   segment of at most kThreadMax elements is read by one lane alone, the same tree leaf by leaf
+//   (TreeStack); the others by a whole warp, tile by tile (tile_partial of reproducible.cuh), the
+//   tiles' tree leaf by leaf.
+// - segment_long_kernel: longer segments, cut into chunks of a power of two of tiles, aligned
+//   in the segment: a chunk's partial is a subtree of the segment's tree. A warp reads a chunk
+//   and stores its partial in the workspace. Fixed-size rows: the chunks are numbered row by row
+//   and dealt to the warps. Ragged: the element range is cut into one slice per warp, and a warp
+//   reads the chunks that start in its slice (so one huge segment among small ones is read by
+//   the whole GPU); a chunk's slot is computed from its position (ChunkSlots).
+// - segment_fold_kernel: a warp per long segment folds its chunk partials in the tree and
+//   writes the result.
+// A ragged call whose offsets decrease somewhere (a decreasing pair is an empty segment, as in
+// the default mode) cannot cut the element range into slices: segment_short_kernel flags it in
+// the workspace, and segment_long_kernel then gives each long segment to one warp, whole.
+//
+// The term f(x) (sum, dot, |x|, x x, (x - mean)^2, exp(x - max)) binds per segment (at(s)), the
+// epilogue writes segment s's result from its total (reproducible_stats.cuh has the terms).
+
+#include <cstddef>
+#include <cstdint>
+#include <cuda/atomic>
+
+#include "reduce/reproducible.cuh"
+#include "reduce/reproducible_stats.cuh"
+#include "reduce/segment_plan.hpp"
+
+namespace reducelab::detail::repro {
+
+//! Threads per block of the three segment kernels.
+inline constexpr unsigned kSegmentBlock = 256;
+//! Segments of at most this many tiles are read by one warp, whole (segment_short_kernel); a
+//! tile is 512 f32 elements at K = 4, so 8,192 f32 elements. Longer ones are cut into chunks.
+inline constexpr std::uint64_t kWarpTiles = 16;
+//! Chunks of a long segment hold at least this many tiles (a power of two): fewer would spend
+//! more on the partial's store and fold than on the loads.
+inline constexpr std::uint64_t kChunkMinTiles = 8;
+//! Ragged segments of at most this many elements are read by one lane each.
+inline constexpr std::uint64_t kThreadMax = 32;
+//! Bits of the workspace's segment flags word that these kernels use.
+inline constexpr unsigned kReproDecreasing = 1u << 4;
+
+// ---- the tree, leaf by leaf -----------------------------------------------------------------
+
+//! The complete tree of adjacent pairs over values pushed one by one, padded with -0 (adding -0
+//! changes nothing): a binary counter of subtree sums, each level the sum of an aligned block of
+//! 2^l leaves; total() adds what is left from the smallest block up, each as the right operand.
+template <class A>
+struct TreeStack {
+  static constexpr int kLevels = 18;
+  A level[kLevels];
+  std::uint64_t count = 0;
+
+  __device__ __forceinline__ void push(A v) {
+    std::uint64_t c = count;
+    int l = 0;
+    while (c & 1) {
+      v = add(level[l], v);
+      c >>= 1;
+      ++l;
+    }
+    level[l] = v;
+    ++count;
+  }
+  __device__ __forceinline__ A total() const {
+    A r = -A(0);
+    bool have = false;
+    for (int l = 0; l < kLevels; ++l) {
+      if ((count >> l) & 1) {
+        r = have ? add(level[l], r) : level[l];
+        have = true;
+      }
+    }
+    return r;
+  }
+};
+
+// ---- the segments ------------------------------------------------------------------------------
+
+//! Fixed-size rows (offsets null: row s is [s pitch, s pitch + size)) or ragged segments
+//! (offsets[s], offsets[s + 1]; int64 when wide, else int32).
+struct SegmentList {
+  const void* offsets;
+  bool wide;
+  std::uint64_t count;
+  std::uint64_t size;
+  std::uint64_t pitch;
+
+  __device__ __forceinline__ std::int64_t offset(std::uint64_t i) const {
+    return wide ? static_cast<const std::int64_t*>(offsets)[i]
+                : static_cast<const std::int32_t*>(offsets)[i];
+  }
+  struct Range {
+    std::int64_t begin;
+    std::uint64_t length;
+    bool decreasing;  //!< ragged offsets[s + 1] < offsets[s]: an empty segment
+  };
+  __device__ __forceinline__ Range operator()(std::uint64_t s) const {
+    if (offsets == nullptr) return {static_cast<std::int64_t>(s * pitch), size, false};
+    const std::int64_t begin = offset(s);
+    const std::int64_t end = offset(s + 1);
+    if (end < begin) return {begin, 0, true};
+    return {begin, static_cast<std::uint64_t>(end - begin), false};
+  }
+};
+
+//! Where the chunk partials of ragged long segments go. The element range [base, base + total)
+//! is cut into windows of Q elements (a power of two); every chunk spans at least Q elements, and
+//! a segment is long only when it is longer than Q. Chunk j of a segment starting at p (relative
+//! to base) starts at p + j span; its slot is 2 floor(start / Q) for j = 0 and 2 floor(start / Q)
+//! + 1 after: starts of one segment are >= Q apart, the next long segment starts more than Q
+//! after this one's start, so no two chunks share a slot, and slots stay below 2 total / Q + 2.
+struct ChunkSlots {
+  std::int64_t base;
+  std::uint64_t total;
+  std::uint64_t window;  // Q
+
+  //! Q for a range of `total` elements: the smallest power of two >= min_window that keeps the
+  //! slots under `capacity`.
+  __host__ __device__ static std::uint64_t window_for(std::uint64_t total, std::uint64_t capacity,
+                                                      std::uint64_t min_window) {
+    std::uint64_t q = min_window;
+    while (2 * (total / q) + 2 > capacity) q *= 2;
+    return q;
+  }
+  __device__ __forceinline__ std::uint64_t slot(std::int64_t begin, std::uint64_t j,
+                                                std::uint64_t span) const {
+    const std::uint64_t start = static_cast<std::uint64_t>(begin - base) + j * span;
+    return 2 * (start / window) + (j == 0 ? 0 : 1);
+  }
+};
+
+//! The plan of one segment's order (reproducible_plan.hpp) as the kernels use it.
+struct SegmentOrder {
+  std::uint64_t steps;  // K
+  std::uint64_t tile;   // E
+  std::uint64_t tiles;
+  __device__ __forceinline__ static SegmentOrder of(std::size_t element_size, std::uint64_t n) {
+    const Plan p = plan_for(element_size, n);
+    return {p.steps, p.tile, p.tiles};
+  }
+};
+
+//! The tiles of a chunk of a long ragged segment: the smallest power of two >= kChunkMinTiles
+//! whose tiles span at least Q elements.
+__device__ __forceinline__ std::uint64_t chunk_tiles_for(std::uint64_t tile, std::uint64_t window) {
+  std::uint64_t c = kChunkMinTiles;
+  while (c * tile < window) c *= 2;
+  return c;
+}
+
+template <class T>
+struct SegmentArgs {
+  const T* x;
+  const T* y;            // dot only
+  SegmentList segments;
+  std::uint64_t total;   // fixed: rows x pitch elements in the range; ragged: set on the device
+  void* partials;        // chunk partials (A), `capacity` of them
+  std::uint64_t capacity;
+  unsigned* flags;       // ragged: the workspace's segment flags word; null for fixed rows
+  unsigned* counter;     // zero on entry and exit (segment_fold_kernel's ticket)
+  // fixed rows:
+  unsigned team_log2;    // short kernel: rows no longer than P take 2^team_log2 lanes each
+  bool aligned;          // every row of x (and y) starts on a 16-byte boundary
+  std::uint64_t chunk_tiles;  // long kernel: tiles per chunk (a power of two)
+  std::uint64_t chunks;       // long kernel: chunks per row
+};
+
+//! The ReproArgs of one segment [begin, begin + length) for tile_partial.
+template <class T>
+__device__ __forceinline__ ReproArgs<T> segment_args(const SegmentArgs<T>& a, std::int64_t begin,
+                                                     std::uint64_t length,
+                                                     const SegmentOrder& order) {
+  ReproArgs<T> r{};
+  r.x = a.x + begin;
+  r.y = a.y != nullptr ? a.y + begin : nullptr;
+  r.n = length;
+  r.steps = order.steps;
+  r.tiles = order.tiles;
+  r.offset = static_cast<unsigned>((reinterpret_cast<std::uintptr_t>(r.x) & 15) / sizeof(T));
+  return r;
+}
+
+//! Whether a ragged segment of `length` elements and `tiles` tiles is long (chunked).
+__device__ __forceinline__ bool is_long(std::uint64_t length, std::uint64_t tiles,
+                                        std::uint64_t window) {
+  return tiles > kWarpTiles && length > window;
+}
+
+//! The sum of tiles [first, end) of a segment in the tree (a subtree when first is aligned to a
+//! power of two >= end - first), in every lane of the warp.
+template <class T, class A, int kInputs, bool kYVector, class F>
+__device__ __forceinline__ A tiles_partial(const ReproArgs<T>& r, std::uint64_t first,
+                                           std::uint64_t end, unsigned lane, const F& f) {
+  TreeStack<A> stack;
+  for (std::uint64_t t = first; t < end; ++t)
+    stack.push(tile_partial<T, A, kInputs, kYVector>(r, t, lane, f));
+  return stack.total();
+}
+
+//! The terms f of elements [first, first + kC) of a segment of `length` elements at xs (and ys),
+//! -0 past its end: one 16-byte load per array when the segment starts on a 16-byte boundary
+//! (`aligned`, for both arrays) and the kC elements are all inside, else element by element.
+template <class T, class A, int kInputs, int kC, class F>
+__device__ __forceinline__ void load_terms(A (&v)[kC], const T* xs, const T* ys,
+                                           std::uint64_t first, std::uint64_t length, bool aligned,
+                                           const F& f) {
+  if (aligned && first + kC <= length) {
+    const device::Vec16<T> vx =
+        device::Vec16<T>::from(device::load16<device::LoadHint::no_alloc>(xs + first));
+    device::Vec16<T> vy{};
+    if constexpr (kInputs == 2)
+      vy = device::Vec16<T>::from(device::load16<device::LoadHint::no_alloc>(ys + first));
+#pragma unroll
+    for (int j = 0; j < kC; ++j) v[j] = f.template apply<A>(vx.element[j], vy.element[j]);
+  } else {
+#pragma unroll
+    for (int j = 0; j < kC; ++j) {
+      const std::uint64_t i = first + j;
+      v[j] = i < length ? f.template apply<A>(xs[i], kInputs == 2 ? ys[i] : T{}) : -A(0);
+    }
+  }
+}
+
+//! The tree over a team's values (one per lane, teams of `team` lanes aligned in the warp): the
+//! complete tree of adjacent pairs, in every lane of the team. Every lane of the warp calls it.
+template <class A>
+__device__ __forceinline__ A team_tree(A s, unsigned team) {
+  for (unsigned m = 1; m < team; m *= 2) s = add(s, __shfl_xor_sync(kFullMask, s, m));
+  return s;
+}
+
+//! A segment of at most one tile at K = 4 (length <= E = 4 P) read by a team of `team` lanes
+//! (rank r in the team; team = 32 when length > P): lane r sums the elements [k P + r kC,
+//! k P + r kC + kC) of steps k = 0 .. 3 sequentially, as lanes r kC .. of the order, then the
+//! thread's tree and the team's: the segment's tree, in every lane of the team.
+template <class T, class A, int kInputs, class F>
+__device__ __forceinline__ A team_partial(const T* xs, const T* ys, std::uint64_t length,
+                                          unsigned rank, unsigned team, bool aligned, const F& f) {
+  constexpr int kC = 16 / static_cast<int>(sizeof(T));
+  constexpr std::uint64_t kP = 32 * kC;
+  A v[kMinSteps][kC];
+#pragma unroll
+  for (int k = 0; k < static_cast<int>(kMinSteps); ++k) {
+    if (k == 0 || k * kP < length) {
+      load_terms<T, A, kInputs>(v[k], xs, ys, k * kP + rank * kC, length, aligned, f);
+    } else {
+#pragma unroll
+      for (int j = 0; j < kC; ++j) v[k][j] = -A(0);
+    }
+  }
+  A acc[kC];
+#pragma unroll
+  for (int j = 0; j < kC; ++j) {
+    acc[j] = v[0][j];  // -0 + v = v
+#pragma unroll
+    for (int k = 1; k < static_cast<int>(kMinSteps); ++k) acc[j] = add(acc[j], v[k][j]);
+  }
+  return team_tree(thread_tree(acc), team);
+}
+
+//! Whether a segment starting at element `begin` of x (and y) lies on a 16-byte boundary in both.
+template <class T>
+__device__ __forceinline__ bool starts_aligned(const T* x, const T* y, std::int64_t begin) {
+  const std::uintptr_t line = reinterpret_cast<std::uintptr_t>(x + begin) |
+                              (y != nullptr ? reinterpret_cast<std::uintptr_t>(y + begin) : 0);
+  return (line & 15) == 0;
+}
+
+// ---- the kernels -------------------------------------------------------------------------------
+
+//! Short segments (see the top of the file). Fixed rows no longer than P: teams; other fixed
+//! rows of at most kWarpTiles tiles: a warp each; ragged: a lane each up to kThreadMax elements,
+//! a warp each up to the long rule, long ones skipped (and a decreasing pair flagged).
+template <class T, class A, int kInputs, bool kYVector, class Term, class Epilogue>
+__global__ void __launch_bounds__(kSegmentBlock)
+    segment_short_kernel(SegmentArgs<T> a, Term term, Epilogue epilogue) {
+  const unsigned lane = threadIdx.x & 31;
+  const std::uint64_t warps = static_cast<std::uint64_t>(gridDim.x) * (kSegmentBlock / 32);
+  const std::uint64_t warp = static_cast<std::uint64_t>(blockIdx.x) * (kSegmentBlock / 32) +
+                             threadIdx.x / 32;
+  const SegmentList& list = a.segments;
+
+  if (list.offsets == nullptr) {
+    constexpr int kC = 16 / static_cast<int>(sizeof(T));
+    const SegmentOrder order = SegmentOrder::of(sizeof(T), list.size);
+    const unsigned team = 1u << a.team_log2;
+    const unsigned per_warp = 32u >> a.team_log2;
+    const unsigned rank = lane & (team - 1);
+    if (list.size <= static_cast<std::uint64_t>(team) * kC) {
+      // One vector per lane and row: kRowBatch groups of 32 / g rows per warp at once, every
+      // load of the batch issued before the first add.
+      constexpr int kRowBatch = 4;
+      for (std::uint64_t group = warp * kRowBatch; group * per_warp < list.count;
+           group += warps * kRowBatch) {
+        A v[kRowBatch][kC];
+#pragma unroll
+        for (int u = 0; u < kRowBatch; ++u) {
+          const std::uint64_t s = (group + u) * per_warp + (lane >> a.team_log2);
+          const bool mine = s < list.count;
+          const std::uint64_t at = mine ? s * list.pitch : 0;
+          load_terms<T, A, kInputs>(v[u], a.x + at, a.y != nullptr ? a.y + at : nullptr,
+                                    static_cast<std::uint64_t>(rank) * kC, mine ? list.size : 0,
+                                    a.aligned, term.at(mine ? s : 0));
+        }
+#pragma unroll
+        for (int u = 0; u < kRowBatch; ++u) {
+          const std::uint64_t s = (group + u) * per_warp + (lane >> a.team_log2);
+          const A partial = team_tree(thread_tree(v[u]), team);
+          if (s < list.count && rank == 0) epilogue(s, list.size, partial);
+        }
+      }
+    } else if (list.size <= order.tile) {
+      // One tile: a warp per row, up to four vectors per lane.
+      for (std::uint64_t s = warp; s < list.count; s += warps) {
+        const std::uint64_t at = s * list.pitch;
+        const A total = team_partial<T, A, kInputs>(a.x + at, a.y != nullptr ? a.y + at : nullptr,
+                                                    list.size, lane, 32, a.aligned, term.at(s));
+        if (lane == 0) epilogue(s, list.size, total);
+      }
+    } else {
+      for (std::uint64_t s = warp; s < list.count; s += warps) {
+        const std::int64_t begin = static_cast<std::int64_t>(s * list.pitch);
+        const ReproArgs<T> r = segment_args(a, begin, list.size, order);
+        const A total = tiles_partial<T, A, kInputs, kYVector>(r, 0, order.tiles, lane,
+                                                                term.at(s));
+        if (lane == 0) epilogue(s, list.size, total);
+      }
+    }
+    return;
+  }
+
+  // Ragged. Q (ChunkSlots) from the range, as the long and fold kernels compute it.
+  const std::int64_t base = list.offset(0);
+  const std::int64_t end = list.offset(list.count);
+  const std::uint64_t total = end > base ? static_cast<std::uint64_t>(end - base) : 0;
+  const std::uint64_t window =
+      ChunkSlots::window_for(total, a.capacity, kChunkMinTiles * lanes_for(sizeof(T)) * kMinSteps);
+  for (std::uint64_t first = warp * 32; first < list.count; first += warps * 32) {
+    // Lane by lane: each lane one segment of 32; the short ones read by their lane alone.
+    const std::uint64_t s = first + lane;
+    SegmentList::Range range{0, 0, false};
+    if (s < list.count) range = list(s);
+    if (__any_sync(kFullMask, range.decreasing) && lane == 0) atomicOr(a.flags, kReproDecreasing);
+    if (s < list.count && range.length <= kThreadMax) {
+      // Every load issued before the first add; the tree over kThreadMax padded with -0 is the
+      // tree over the segment.
+      const auto f = term.at(s);
+      const T* xs = a.x + range.begin;
+      const T* ys = a.y != nullptr ? a.y + range.begin : nullptr;
+      A v[kThreadMax];
+#pragma unroll
+      for (int i = 0; i < static_cast<int>(kThreadMax); ++i)
+        v[i] = static_cast<std::uint64_t>(i) < range.length
+                   ? f.template apply<A>(xs[i], kInputs == 2 ? ys[i] : T{})
+                   : -A(0);
+      epilogue(s, range.length, thread_tree(v));
+    }
+    // The rest by the whole warp, one at a time.
+    unsigned pending = __ballot_sync(kFullMask, s < list.count && range.length > kThreadMax);
+    while (pending != 0) {
+      const int who = __ffs(pending) - 1;
+      pending &= pending - 1;
+      const std::int64_t begin = __shfl_sync(kFullMask, range.begin, who);
+      const std::uint64_t length = __shfl_sync(kFullMask, range.length, who);
+      const SegmentOrder order = SegmentOrder::of(sizeof(T), length);
+      if (is_long(length, order.tiles, window)) continue;
+      A total_s;
+      if (length <= order.tile) {
+        total_s = team_partial<T, A, kInputs>(a.x + begin, a.y != nullptr ? a.y + begin : nullptr,
+                                              length, lane, 32, starts_aligned(a.x, a.y, begin),
+                                              term.at(first + who));
+      } else {
+        const ReproArgs<T> r = segment_args(a, begin, length, order);
+        total_s = tiles_partial<T, A, kInputs, kYVector>(r, 0, order.tiles, lane,
+                                                         term.at(first + who));
+      }
+      if (lane == 0) epilogue(first + who, length, total_s);
+    }
+  }
+}
+
+//! Long segments' chunks (see the top of the file).
+template <class T, class A, int kInputs, bool kYVector, class Term>
+__global__ void __launch_bounds__(kSegmentBlock)
+    segment_long_kernel(SegmentArgs<T> a, Term term) {
+  const unsigned lane = threadIdx.x & 31;
+  const std::uint64_t warps = static_cast<std::uint64_t>(gridDim.x) * (kSegmentBlock / 32);
+  const std::uint64_t warp = static_cast<std::uint64_t>(blockIdx.x) * (kSegmentBlock / 32) +
+                             threadIdx.x / 32;
+  const SegmentList& list = a.segments;
+  A* slots = static_cast<A*>(a.partials);
+
+  if (list.offsets == nullptr) {
+    const SegmentOrder order = SegmentOrder::of(sizeof(T), list.size);
+    const std::uint64_t items = list.count * a.chunks;
+    for (std::uint64_t item = warp; item < items; item += warps) {
+      const std::uint64_t s = item / a.chunks;
+      const std::uint64_t j = item - s * a.chunks;
+      const ReproArgs<T> r =
+          segment_args(a, static_cast<std::int64_t>(s * list.pitch), list.size, order);
+      const std::uint64_t first = j * a.chunk_tiles;
+      const std::uint64_t last = first + a.chunk_tiles < order.tiles ? first + a.chunk_tiles
+                                                                     : order.tiles;
+      const A partial = tiles_partial<T, A, kInputs, kYVector>(r, first, last, lane, term.at(s));
+      if (lane == 0) slots[item] = partial;
+    }
+    return;
+  }
+
+  const std::int64_t base = list.offset(0);
+  const std::int64_t end = list.offset(list.count);
+  const std::uint64_t total = end > base ? static_cast<std::uint64_t>(end - base) : 0;
+  const ChunkSlots chunk_slots{
+      base, total,
+      ChunkSlots::window_for(total, a.capacity, kChunkMinTiles * lanes_for(sizeof(T)) * kMinSteps)};
+  const bool decreasing =
+      (cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*a.flags).load(
+           cuda::memory_order_relaxed) &
+       kReproDecreasing) != 0;
+  if (decreasing) {
+    // No slices: each long segment to one warp, whole, its result written by the fold kernel's
+    // epilogue call here (the fold kernel then skips).
+    return;
+  }
+  if (total == 0) return;
+  // The warp's slice of the element range, and the chunks that start in it.
+  const Slices slices{base, total, static_cast<unsigned>(warps)};
+  const std::int64_t lo = slices.begin(static_cast<unsigned>(warp));
+  const std::int64_t hi = warp + 1 < warps ? slices.begin(static_cast<unsigned>(warp + 1)) : end;
+  if (lo >= hi) return;
+  // The first segment whose end is past lo: offsets are nondecreasing here.
+  std::uint64_t low = 0, high = list.count;  // answer in [low, high]
+  while (low < high) {
+    const std::uint64_t mid = (low + high) / 2;
+    if (list.offset(mid + 1) > lo) high = mid; else low = mid + 1;
+  }
+  for (std::uint64_t first = low; first < list.count; first += 32) {
+    const std::uint64_t s = first + lane;
+    SegmentList::Range range{0, 0, false};
+    if (s < list.count) range = list(s);
+    const bool started = s < list.count && range.begin < hi;
+    bool wanted = false;
+    if (started) {
+      const SegmentOrder order = SegmentOrder::of(sizeof(T), range.length);
+      wanted = is_long(range.length, order.tiles, chunk_slots.window) &&
+               range.begin + static_cast<std::int64_t>(range.length) > lo;
+    }
+    unsigned pending = __ballot_sync(kFullMask, wanted);
+    while (pending != 0) {
+      const int who = __ffs(pending) - 1;
+      pending &= pending - 1;
+      const std::int64_t begin = __shfl_sync(kFullMask, range.begin, who);
+      const std::uint64_t length = __shfl_sync(kFullMask, range.length, who);
+      const SegmentOrder order = SegmentOrder::of(sizeof(T), length);
+      const std::uint64_t per = chunk_tiles_for(order.tile, chunk_slots.window);
+      const std::uint64_t span = per * order.tile;
+      const ReproArgs<T> r = segment_args(a, begin, length, order);
+      const auto f = term.at(first + who);
+      // Chunks j with start begin + j span in [lo, hi).
+      std::uint64_t j = lo > begin ? (static_cast<std::uint64_t>(lo - begin) + span - 1) / span : 0;
+      for (; j * per < order.tiles && begin + static_cast<std::int64_t>(j * span) < hi; ++j) {
+        const std::uint64_t last = (j + 1) * per < order.tiles ? (j + 1) * per : order.tiles;
+        const A partial = tiles_partial<T, A, kInputs, kYVector>(r, j * per, last, lane, f);
+        if (lane == 0) slots[chunk_slots.slot(begin, j, span)] = partial;
+      }
+    }
+    if (__any_sync(kFullMask, s >= list.count || !started)) break;
+  }
+}
+
+//! Folds each long segment's chunk partials in the tree and writes its result; for ragged
+//! offsets that decrease somewhere, reads each long segment whole instead. The last block
+//! resets the flags word.
+template <class T, class A, int kInputs, bool kYVector, class Term, class Epilogue>
+__global__ void __launch_bounds__(kSegmentBlock)
+    segment_fold_kernel(SegmentArgs<T> a, Term term, Epilogue epilogue) {
+  const unsigned lane = threadIdx.x & 31;
+  const std::uint64_t warps = static_cast<std::uint64_t>(gridDim.x) * (kSegmentBlock / 32);
+  const std::uint64_t warp = static_cast<std::uint64_t>(blockIdx.x) * (kSegmentBlock / 32) +
+                             threadIdx.x / 32;
+  const SegmentList& list = a.segments;
+  const A* slots = static_cast<const A*>(a.partials);
+
+  // The fold of `count` values value(i), i < count, in the tree: lane r the aligned block of
+  // `per` (a power of two) values from r per, then the warp's tree. In every lane.
+  auto fold_values = [&](std::uint64_t count, auto value) {
+    std::uint64_t per = 1;
+    while (per * 32 < count) per *= 2;
+    TreeStack<A> stack;
+    for (std::uint64_t i = lane * per; i < (lane + 1) * per && i < count; ++i) stack.push(value(i));
+    return warp_tree(stack.total());
+  };
+
+  if (list.offsets == nullptr) {
+    for (std::uint64_t s = warp; s < list.count; s += warps) {
+      const A total = fold_values(a.chunks, [&](std::uint64_t j) {
+        return load_partial(slots + s * a.chunks + j);
+      });
+      if (lane == 0) epilogue(s, list.size, total);
+    }
+    return;
+  }
+
+  const std::int64_t base = list.offset(0);
+  const std::int64_t end = list.offset(list.count);
+  const std::uint64_t total = end > base ? static_cast<std::uint64_t>(end - base) : 0;
+  const ChunkSlots chunk_slots{
+      base, total,
+      ChunkSlots::window_for(total, a.capacity, kChunkMinTiles * lanes_for(sizeof(T)) * kMinSteps)};
+  __shared__ bool decreasing;
+  if (threadIdx.x == 0)
+    decreasing = (cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*a.flags).load(
+                      cuda::memory_order_relaxed) &
+                  kReproDecreasing) != 0;
+  __syncthreads();
+  for (std::uint64_t first = warp * 32; first < list.count; first += warps * 32) {
+    const std::uint64_t s = first + lane;
+    SegmentList::Range range{0, 0, false};
+    if (s < list.count) range = list(s);
+    bool wanted = false;
+    if (s < list.count) {
+      const SegmentOrder order = SegmentOrder::of(sizeof(T), range.length);
+      wanted = is_long(range.length, order.tiles, chunk_slots.window);
+    }
+    unsigned pending = __ballot_sync(kFullMask, wanted);
+    while (pending != 0) {
+      const int who = __ffs(pending) - 1;
+      pending &= pending - 1;
+      const std::int64_t begin = __shfl_sync(kFullMask, range.begin, who);
+      const std::uint64_t length = __shfl_sync(kFullMask, range.length, who);
+      const SegmentOrder order = SegmentOrder::of(sizeof(T), length);
+      A result;
+      if (decreasing) {
+        const ReproArgs<T> r = segment_args(a, begin, length, order);
+        result = tiles_partial<T, A, kInputs, kYVector>(r, 0, order.tiles, lane,
+                                                        term.at(first + who));
+      } else {
+        const std::uint64_t per = chunk_tiles_for(order.tile, chunk_slots.window);
+        const std::uint64_t span = per * order.tile;
+        const std::uint64_t chunks = (order.tiles + per - 1) / per;
+        result = fold_values(chunks, [&](std::uint64_t j) {
+          return load_partial(slots + chunk_slots.slot(begin, j, span));
+        });
+      }
+      if (lane == 0) epilogue(first + who, length, result);
+    }
+  }
+  // The last block to finish clears the flags word for the next call.
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(*a.counter);
+    if (counter.fetch_add(1u, cuda::memory_order_acq_rel) + 1 == gridDim.x) {
+      counter.store(0u, cuda::memory_order_relaxed);
+      cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*a.flags).fetch_and(
+          ~kReproDecreasing, cuda::memory_order_relaxed);
+    }
+  }
+}
+
+// ---- terms bound per segment, and the epilogues ---------------------------------------------
+
+//! A term that does not depend on the segment.
+template <class Term>
+struct SameTerm {
+  Term term;
+  __device__ __forceinline__ Term at(std::uint64_t) const { return term; }
+};
+
+// The first pass's per-segment scalars lie `stride` elements apart (in the output itself where
+// they fit: each segment reads its own before its result overwrites it, in the same thread or,
+// for chunked segments, in an earlier kernel).
+template <class A>
+struct SegmentDeviation {  // var family: (x - mean_s)^2, mean_s from the first pass
+  const A* means;
+  std::uint64_t stride;
+  __device__ __forceinline__ DeviationTerm<A> at(std::uint64_t s) const {
+    return {nullptr, load_partial(means + s * stride)};
+  }
+};
+
+template <class A, class T>
+struct SegmentExp {  // logsumexp: exp(x - max_s)
+  const T* maxes;
+  std::uint64_t stride;
+  __device__ __forceinline__ ExpTerm<A, T> at(std::uint64_t s) const {
+    return {nullptr, widen<A>(maxes[s * stride])};
+  }
+};
+
+struct SegmentScaledSquare {  // f64 norm ord 2: (s x)^2 with s from max |x| of the segment
+  const double* max_abs;
+  std::uint64_t stride;
+  __device__ __forceinline__ ScaledSquareTerm at(std::uint64_t s) const {
+    return {nullptr, norm2_scale(load_partial(max_abs + s * stride))};
+  }
+};
+
+//! What a segment's result is, from its total: every op of the mode. `kind` picks the finish.
+template <class A, class T>
+struct SegmentEpilogue {
+  enum Kind : int { plain, norm1, norm2, var, logsumexp };
+  void* out;
+  std::uint64_t out_stride;  // results
+  Kind kind;
+  Op op;
+  double correction;
+  bool to_float;           // norm2 of f32 and bf16 (summed in double): the root as float
+  const void* first_pass;  // var: A means; logsumexp: T maxes; f64 norm2: double max |x|
+  std::uint64_t first_stride;  // elements of the first pass's type from one segment's to the next
+
+  __device__ __forceinline__ void operator()(std::uint64_t s, std::uint64_t n, A total) const {
+    const std::uint64_t at = s * out_stride;
+    if (n == 0) total = A(0);  // the default mode's empty results follow from +0
+    switch (kind) {
+      case plain: {
+        if (op == Op::mean) total = divide(total, static_cast<A>(n));
+        put<A>(out, at, canonical(total));
+        return;
+      }
+      case norm1: put<A>(out, at, canonical(total)); return;
+      case norm2: {
+        A value = portable::sqrt_rn(total);
+        if constexpr (std::is_same_v<A, double>) {
+          if (first_pass != nullptr)
+            value = mul(value, norm2_unscale(norm2_scale(
+                                   load_partial(static_cast<const double*>(first_pass) + s * first_stride))));
+        }
+        if (to_float) {
+          put<float>(out, at, canonical(static_cast<float>(value)));
+        } else {
+          put<A>(out, at, canonical(value));
+        }
+        return;
+      }
+      case var: {
+        const double d = static_cast<double>(n) - correction;
+        A value = finish_var(total, static_cast<A>(d > 0 ? d : 0.0));
+        if (op == Op::std || op == Op::std_mean) value = portable::sqrt_rn(value);
+        value = canonical(value);
+        if (op == Op::var_mean || op == Op::std_mean) {
+          put(out, at, StatPair<A>{value, load_partial(static_cast<const A*>(first_pass) +
+                                                        s * first_stride)});
+        } else {
+          put<A>(out, at, value);
+        }
+        return;
+      }
+      case logsumexp: {
+        const A value = n == 0 ? -portable::infinity<A>()
+                               : finish_logsumexp(widen<A>(static_cast<const T*>(first_pass)[s * first_stride]),
+                                                  total);
+        put<A>(out, at, canonical(value));
+        return;
+      }
+    }
+  }
+};
+
+}  // namespace reducelab::detail::repro

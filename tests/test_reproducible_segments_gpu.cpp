@@ -1,0 +1,340 @@
+// The gpu_to_gpu mode over segments and axes (issue 14): every result of reduce_segments (fixed
+// rows and ragged int32/int64 offsets) and of reduce_axes (rows, sliced rows, the last axes of a
+// batch) has the bits of the CPU function over its segment alone, whatever the kernel the shape
+// picks (teams of lanes, a lane, a warp, chunks folded across warps), the grid (forced through
+// the test hook), the offset of the pointers and the stream; empty segments give the default
+// mode's results; a decreasing pair of offsets is an empty segment and leaves the others right.
+
+#include <gtest/gtest.h>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gpu_test.hpp"
+#include "reduce/reproducible.hpp"
+#include "reducelab/reducelab.hpp"
+
+namespace reducelab::test {
+namespace {
+
+struct ForcedGrid {
+  explicit ForcedGrid(unsigned grid) { detail::set_reproducible_launch({grid, 0}); }
+  ~ForcedGrid() { detail::set_reproducible_launch({}); }
+};
+
+const Reduction kOps[] = {Reduction(Op::sum),   Reduction(Op::mean),     Reduction(Op::dot),
+                          Reduction::norm(1),   Reduction::norm(2),      Reduction::var(1),
+                          Reduction::std_mean(0), Reduction(Op::logsumexp)};
+
+std::string name_of(const Reduction& r) {
+  return std::string(to_string(r.op)) + " ord " + std::to_string(r.ord);
+}
+
+template <class T>
+std::vector<T> random_values(std::size_t n, std::uint64_t seed, double scale = 1.0,
+                             double shift = 0.0) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<T> x(n);
+  for (auto& v : x) v = bench::from_double<T>(shift + scale * normal(rng));
+  return x;
+}
+
+//! The CPU function over each segment [begins[s], begins[s] + lengths[s]) of hx (and hy).
+template <class T>
+std::vector<unsigned char> cpu_segments(const Reduction& r, const std::vector<T>& hx,
+                                        const std::vector<T>& hy,
+                                        const std::vector<std::size_t>& begins,
+                                        const std::vector<std::size_t>& lengths) {
+  const std::size_t bytes = result_size(r.op, dtype_of<T>::value);
+  std::vector<unsigned char> out(bytes * begins.size());
+  for (std::size_t s = 0; s < begins.size(); ++s) {
+    if (lengths[s] == 0) continue;  // compared against the default mode apart
+    reproducible_reduce_cpu(r, dtype_of<T>::value, hx.data() + begins[s],
+                            r.op == Op::dot ? hy.data() + begins[s] : nullptr, lengths[s],
+                            out.data() + s * bytes);
+  }
+  return out;
+}
+
+//! Compares segment by segment (skipping empty ones), naming the first that differs.
+void expect_same_segments(const std::vector<unsigned char>& got,
+                          const std::vector<unsigned char>& want,
+                          const std::vector<std::size_t>& lengths, std::size_t bytes,
+                          const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (std::size_t s = 0; s < lengths.size(); ++s) {
+    if (lengths[s] == 0) continue;
+    if (std::memcmp(got.data() + s * bytes, want.data() + s * bytes, bytes) != 0) {
+      ADD_FAILURE() << what << ": segment " << s << " of length " << lengths[s]
+                    << " differs from the CPU function";
+      return;
+    }
+  }
+}
+
+//! Whether two results of `bytes` bytes (one or two values of stat_t<T>) are the same bits, or
+//! both NaN value by value: the gpu_to_gpu mode writes the canonical NaN, the default mode's
+//! empty mean and var a NaN of the hardware's (a NaN's payload is not part of either promise).
+template <class T>
+bool same_or_both_nan(const unsigned char* a, const unsigned char* b, std::size_t bytes) {
+  using S = stat_t<T>;
+  for (std::size_t at = 0; at < bytes; at += sizeof(S)) {
+    S x{}, y{};
+    std::memcpy(&x, a + at, sizeof(S));
+    std::memcpy(&y, b + at, sizeof(S));
+    if (std::memcmp(&x, &y, sizeof(S)) != 0 && !(std::isnan(x) && std::isnan(y))) return false;
+  }
+  return true;
+}
+
+template <class T>
+class ReproducibleSegments : public GpuTest {};
+using FloatTypes = ::testing::Types<float, double, __half, __nv_bfloat16>;
+TYPED_TEST_SUITE(ReproducibleSegments, FloatTypes);
+
+// rows x size: teams of 1..32 lanes (size <= P), a warp per row (up to 16 tiles), chunks folded
+// across warps (fewer rows than the GPU holds warps, longer than 16 tiles), a single row.
+struct Shape {
+  std::size_t rows;
+  std::size_t size;
+};
+const Shape kShapes[] = {{1000, 0},  {37, 1},     {513, 3},    {300, 8},    {129, 32},
+                         {64, 100},  {33, 127},   {17, 128},   {9, 129},    {5, 1000},
+                         {4, 4097},  {3, 70001},  {2, 300000}, {1, 65537},  {2000, 64},
+                         {7, (std::size_t{1} << 20) + 3}};
+
+TYPED_TEST(ReproducibleSegments, FixedRowsSameBitsAsTheCpu) {
+  using T = TypeParam;
+  const DType dtype = dtype_of<T>::value;
+  for (const Shape& shape : kShapes) {
+    const std::size_t n = shape.rows * shape.size;
+    const std::vector<T> hx = random_values<T>(n, kSeed + n, 1.0, 2.0);
+    const std::vector<T> hy = random_values<T>(n, kSeed + n + 1);
+    std::vector<std::size_t> begins(shape.rows), lengths(shape.rows, shape.size);
+    for (std::size_t s = 0; s < shape.rows; ++s) begins[s] = s * shape.size;
+    const DeviceBuffer<T> dy = upload(hy, 0);
+    const DeviceBuffer<T> dx0 = upload(hx, 0);
+    const DeviceBuffer<T> dx3 = upload(hx, 3);
+    for (const Reduction& r : kOps) {
+      const std::size_t bytes = result_size(r.op, dtype);
+      const std::vector<unsigned char> want = cpu_segments(r, hx, hy, begins, lengths);
+      for (std::size_t offset : {std::size_t{0}, std::size_t{3}}) {
+        const T* x = offset == 0 ? dx0.data() : dx3.data() + 3;
+        for (unsigned grid : {0u, 1u, 7u, 132u}) {
+          ForcedGrid forced(grid);
+          const std::vector<unsigned char> got =
+              poisoned_output(bytes * shape.rows, [&](void* out) {
+                reduce_segments(r.reproducible(), dtype, x, r.op == Op::dot ? dy.data() : nullptr,
+                                shape.rows, shape.size, out, nullptr);
+              });
+          expect_same_segments(got, want, lengths, bytes,
+                               name_of(r) + " " + std::to_string(shape.rows) + " x " +
+                                   std::to_string(shape.size) + " offset " +
+                                   std::to_string(offset) + " grid " + std::to_string(grid));
+        }
+      }
+    }
+  }
+}
+
+// Lengths from 0 to 2^22 + 5 in one call, heavy-tailed, with offsets[0] > 0.
+std::vector<std::size_t> ragged_lengths(std::uint64_t seed) {
+  std::vector<std::size_t> lengths = {0,     1,     5,      31,    32, 33, 100, 513, 0, 5000,
+                                      9000,  70000, 300000, 2,     0,  7,  128, 129, 4097};
+  std::mt19937_64 rng(seed);
+  for (int i = 0; i < 400; ++i) lengths.push_back(rng() % 40);
+  lengths.push_back((std::size_t{1} << 22) + 5);
+  for (int i = 0; i < 50; ++i) lengths.push_back(rng() % 3000);
+  lengths.push_back(200000);
+  return lengths;
+}
+
+template <class T, class Offset>
+void check_ragged(const std::vector<std::size_t>& lengths, std::size_t base, bool decreasing) {
+  const DType dtype = dtype_of<T>::value;
+  std::vector<std::size_t> begins(lengths.size());
+  std::vector<Offset> offsets(lengths.size() + 1);
+  std::size_t at = base;
+  for (std::size_t s = 0; s < lengths.size(); ++s) {
+    begins[s] = at;
+    offsets[s] = static_cast<Offset>(at);
+    at += lengths[s];
+  }
+  offsets[lengths.size()] = static_cast<Offset>(at);
+  std::vector<std::size_t> expected_lengths = lengths;
+  if (decreasing) {
+    // Segment 3 (31 elements) becomes offsets[4] < offsets[3]: an empty segment; segment 4 then
+    // starts earlier and is longer.
+    offsets[4] = offsets[3] - 1;
+    expected_lengths[3] = 0;
+    begins[4] = static_cast<std::size_t>(offsets[4]);
+    expected_lengths[4] = static_cast<std::size_t>(offsets[5] - offsets[4]);
+  }
+  const std::vector<T> hx = random_values<T>(at, kSeed + at, 3.0, -1.0);
+  const std::vector<T> hy = random_values<T>(at, kSeed + at + 1);
+  const DeviceBuffer<T> dx = upload(hx);
+  const DeviceBuffer<T> dy = upload(hy);
+  const DeviceBuffer<Offset> doffsets = upload(offsets);
+  for (const Reduction& r : kOps) {
+    const std::size_t bytes = result_size(r.op, dtype);
+    const std::vector<unsigned char> want = cpu_segments(r, hx, hy, begins, expected_lengths);
+    for (unsigned grid : {0u, 1u, 7u, 132u, 8192u}) {
+      ForcedGrid forced(grid);
+      const std::vector<unsigned char> got = poisoned_output(bytes * lengths.size(), [&](void* out) {
+        reduce_segments(r.reproducible(), dtype, dx.data(), r.op == Op::dot ? dy.data() : nullptr,
+                        lengths.size(), doffsets.data(), out, nullptr);
+      });
+      expect_same_segments(got, want, expected_lengths, bytes,
+                           name_of(r) + (sizeof(Offset) == 8 ? " int64" : " int32") +
+                               " offsets, base " + std::to_string(base) + " grid " +
+                               std::to_string(grid) + (decreasing ? " decreasing pair" : ""));
+    }
+  }
+}
+
+TYPED_TEST(ReproducibleSegments, RaggedSameBitsAsTheCpu) {
+  using T = TypeParam;
+  const std::vector<std::size_t> lengths = ragged_lengths(kSeed);
+  check_ragged<T, std::int64_t>(lengths, 0, false);
+  check_ragged<T, std::int32_t>(lengths, 5, false);
+  check_ragged<T, std::int32_t>(lengths, 0, true);
+}
+
+TYPED_TEST(ReproducibleSegments, EmptySegmentsGiveTheDefaultResults) {
+  using T = TypeParam;
+  const DType dtype = dtype_of<T>::value;
+  const std::vector<T> hx = random_values<T>(64, kSeed);
+  const DeviceBuffer<T> dx = upload(hx);
+  const std::vector<std::int64_t> offsets = {0, 0, 10, 10, 64, 64};
+  const DeviceBuffer<std::int64_t> doffsets = upload(offsets);
+  for (const Reduction& r : kOps) {
+    const std::size_t bytes = result_size(r.op, dtype);
+    auto run = [&](const Reduction& which) {
+      return poisoned_output(bytes * 5, [&](void* out) {
+        reduce_segments(which, dtype, dx.data(), r.op == Op::dot ? dx.data() : nullptr, 5,
+                        doffsets.data(), out, nullptr);
+      });
+    };
+    const std::vector<unsigned char> fixed = run(r.reproducible());
+    const std::vector<unsigned char> plain = run(r);
+    for (std::size_t s : {0u, 2u, 4u})
+      EXPECT_TRUE(same_or_both_nan<T>(fixed.data() + s * bytes, plain.data() + s * bytes, bytes))
+          << name_of(r) << " empty segment " << s;
+    // Fixed-size rows of 0 elements too.
+    const std::vector<unsigned char> rows = poisoned_output(bytes * 3, [&](void* out) {
+      reduce_segments(r.reproducible(), dtype, dx.data(), r.op == Op::dot ? dx.data() : nullptr, 3,
+                      std::size_t{0}, out, nullptr);
+    });
+    EXPECT_TRUE(same_or_both_nan<T>(rows.data(), plain.data(), bytes))
+        << name_of(r) << " 0-wide rows";
+  }
+}
+
+TYPED_TEST(ReproducibleSegments, AxesSameBitsAsTheCpu) {
+  using T = TypeParam;
+  const DType dtype = dtype_of<T>::value;
+  // A 6 x 5 x 777 tensor: the last two axes (one contiguous run of 3,885 per result), the last
+  // one, and all three (the whole array); and a sliced view, rows of 300 of a pitch of 777.
+  const std::vector<T> hx = random_values<T>(6 * 5 * 777, kSeed + 7, 1.0, 0.5);
+  const std::vector<T> hy = random_values<T>(6 * 5 * 777, kSeed + 8);
+  const DeviceBuffer<T> dx = upload(hx, 1);
+  const DeviceBuffer<T> dy = upload(hy, 1);
+  const Layout tensor = Layout::contiguous({6, 5, 777});
+  struct Case {
+    Layout layout;
+    AxisMask axes;
+    std::vector<std::size_t> begins, lengths;
+  };
+  std::vector<Case> cases;
+  {
+    Case c{tensor, axis_mask({1, 2}), {}, {}};
+    for (std::size_t s = 0; s < 6; ++s) { c.begins.push_back(s * 3885); c.lengths.push_back(3885); }
+    cases.push_back(c);
+  }
+  {
+    Case c{tensor, axis_mask({2}), {}, {}};
+    for (std::size_t s = 0; s < 30; ++s) { c.begins.push_back(s * 777); c.lengths.push_back(777); }
+    cases.push_back(c);
+  }
+  cases.push_back({tensor, axis_mask({0, 1, 2}), {0}, {6 * 5 * 777}});
+  {
+    Case c{Layout::strided({30, 300}, {777, 1}), axis_mask({1}), {}, {}};
+    for (std::size_t s = 0; s < 30; ++s) { c.begins.push_back(s * 777); c.lengths.push_back(300); }
+    cases.push_back(c);
+  }
+  for (const Case& c : cases) {
+    for (const Reduction& r : kOps) {
+      const std::size_t bytes = result_size(r.op, dtype);
+      const std::vector<unsigned char> want = cpu_segments(r, hx, hy, c.begins, c.lengths);
+      const std::vector<unsigned char> got = poisoned_output(bytes * c.begins.size(), [&](void* out) {
+        reduce_axes(r.reproducible(), dtype, dx.data() + 1, r.op == Op::dot ? dy.data() + 1 : nullptr,
+                    c.layout, c.axes, out, nullptr, nullptr);
+      });
+      expect_same_segments(got, want, c.lengths, bytes,
+                           name_of(r) + " axes of " + std::to_string(c.begins.size()) + " results");
+    }
+  }
+  // The whole array through reduce_axes has the bits of reduce().
+  const Reduction sum = Reduction(Op::sum).reproducible();
+  sum_t<T> whole{};
+  reduce_to_host(sum, dtype, dx.data() + 1, nullptr, hx.size(), &whole);
+  const std::vector<unsigned char> via_axes = poisoned_output(sizeof(whole), [&](void* out) {
+    reduce_axes(sum, dtype, dx.data() + 1, nullptr, tensor, axis_mask({0, 1, 2}), out, nullptr,
+                nullptr);
+  });
+  EXPECT_EQ(std::memcmp(via_axes.data(), &whole, sizeof(whole)), 0);
+  // Columns have no fixed order yet: a clear error, nothing launched.
+  expect_invalid_argument(
+      [&] {
+        reduce_axes(sum, dtype, dx.data(), nullptr, tensor, axis_mask({0}), dy.data(), nullptr,
+                    nullptr);
+      },
+      "columns gpu_to_gpu", "strided reductions");
+}
+
+TEST_F(GpuTest, ReproducibleSegmentsOnAnotherStreamAndInAGraph) {
+  const std::size_t rows = 5, size = 70001;
+  const std::vector<float> hx = random_values<float>(rows * size, kSeed + 11);
+  const DeviceBuffer<float> dx = upload(hx);
+  std::vector<float> want(rows);
+  for (std::size_t s = 0; s < rows; ++s) want[s] = reproducible_var_cpu(hx.data() + s * size, size);
+  cudaStream_t stream = nullptr;
+  REDUCELAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  DeviceBuffer<float> out(rows);
+  reduce_segments(Reduction::var().reproducible(), DType::f32, dx.data(), nullptr, rows, size,
+                  out.data(), stream);
+  std::vector<float> got(rows);
+  REDUCELAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  REDUCELAB_CUDA_CHECK(cudaMemcpy(got.data(), out.data(), rows * sizeof(float), cudaMemcpyDeviceToHost));
+  EXPECT_EQ(std::memcmp(got.data(), want.data(), rows * sizeof(float)), 0) << "another stream";
+  // Captured into a graph (the first pass's scratch is a graph allocation) and replayed twice.
+  REDUCELAB_CUDA_CHECK(cudaMemset(out.data(), 0, rows * sizeof(float)));
+  cudaGraph_t graph = nullptr;
+  REDUCELAB_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  reduce_segments(Reduction::var().reproducible(), DType::f32, dx.data(), nullptr, rows, size,
+                  out.data(), stream);
+  REDUCELAB_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+  cudaGraphExec_t exec = nullptr;
+  REDUCELAB_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  for (int replay = 0; replay < 2; ++replay) {
+    REDUCELAB_CUDA_CHECK(cudaGraphLaunch(exec, stream));
+    REDUCELAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+    REDUCELAB_CUDA_CHECK(
+        cudaMemcpy(got.data(), out.data(), rows * sizeof(float), cudaMemcpyDeviceToHost));
+    EXPECT_EQ(std::memcmp(got.data(), want.data(), rows * sizeof(float)), 0) << "graph " << replay;
+  }
+  REDUCELAB_CUDA_CHECK(cudaGraphExecDestroy(exec));
+  REDUCELAB_CUDA_CHECK(cudaGraphDestroy(graph));
+  REDUCELAB_CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
+}  // namespace
+}  // namespace reducelab::test
