@@ -219,9 +219,7 @@ __device__ __forceinline__ A tile_partial(const ReproArgs<T>& a, std::uint64_t t
     // 16 elements per thread, every load of a batch issued before its first add.
     constexpr int kBatch = 16 / kC;
     const std::uint64_t end = first + tile < a.n ? first + tile : a.n;
-    // The tile's vectors, and the one after them when the span is shifted by the offset.
-    const std::uint64_t vectors = a.steps + (o != 0 ? 1 : 0);
-    for (std::uint64_t k = 0; k < vectors; k += kBatch) {
+    for (std::uint64_t k = 0; k <= a.steps; k += kBatch) {
       A value[kBatch][kC];
 #pragma unroll
       for (int u = 0; u < kBatch; ++u) {

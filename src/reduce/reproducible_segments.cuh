@@ -200,17 +200,6 @@ __device__ __forceinline__ bool is_long(std::uint64_t length, std::uint64_t tile
   return tiles > kWarpTiles && length > window;
 }
 
-//! The sum of tiles [first, end) of a segment in the tree (a subtree when first is aligned to a
-//! power of two >= end - first), in every lane of the warp.
-template <class T, class A, int kInputs, bool kYVector, class F>
-__device__ __forceinline__ A tiles_partial(const ReproArgs<T>& r, std::uint64_t first,
-                                           std::uint64_t end, unsigned lane, const F& f) {
-  TreeStack<A> stack;
-  for (std::uint64_t t = first; t < end; ++t)
-    stack.push(tile_partial<T, A, kInputs, kYVector>(r, t, lane, f));
-  return stack.total();
-}
-
 //! The terms f of elements [first, first + kC) of a segment of `length` elements at xs (and ys),
 //! -0 past its end: one 16-byte load per array when the segment starts on a 16-byte boundary
 //! (`aligned`, for both arrays) and the kC elements are all inside, else element by element.
@@ -280,12 +269,48 @@ __device__ __forceinline__ bool starts_aligned(const T* x, const T* y, std::int6
   return (line & 15) == 0;
 }
 
+//! The sum of tiles [first, end) of a segment in the tree (a subtree when first is aligned to a
+//! power of two >= end - first), in every lane of the warp. Tile first + i's partial waits in
+//! lane i % 32; each 32 of them (an aligned subtree) fold in the warp's tree (padded with -0 when
+//! fewer remain) and go on a TreeStack, so the stack, in local memory, is touched once per 32
+//! tiles, not per tile. (Two tiles at a time, all eight vectors of a lane loaded before the
+//! first add, measured slower on the H200: its registers cost more occupancy than the loads in
+//! flight gained, +14% over the default instead of +3% on 128 rows of 2^20 f32.)
+template <class T, class A, int kInputs, bool kYVector, class F>
+__device__ __forceinline__ A tiles_partial(const ReproArgs<T>& r, std::uint64_t first,
+                                           std::uint64_t end, unsigned lane, const F& f) {
+  TreeStack<A> stack;
+  A mine = -A(0);
+  for (std::uint64_t t = first; t < end; ++t) {
+    const A partial = tile_partial<T, A, kInputs, kYVector>(r, t, lane, f);
+    const unsigned slot = static_cast<unsigned>((t - first) & 31);
+    if (lane == slot) mine = partial;
+    if (slot == 31) {
+      stack.push(warp_tree(mine));
+      mine = -A(0);
+    }
+  }
+  if (((end - first) & 31) != 0) stack.push(warp_tree(mine));
+  return stack.total();
+}
+
 // ---- the kernels -------------------------------------------------------------------------------
 
 //! Short segments (see the top of the file). Fixed rows no longer than P: teams; other fixed
 //! rows of at most kWarpTiles tiles: a warp each; ragged: a lane each up to kThreadMax elements,
 //! a warp each up to the long rule, long ones skipped (and a decreasing pair flagged).
-template <class T, class A, int kInputs, bool kYVector, class Term, class Epilogue>
+//! The path is a template parameter, so each path's kernel has its own registers: in one kernel
+//! the heaviest path set every path's occupancy (measured: f64 rows of 32 cost +83% over the
+//! default that way).
+enum ShortPath : int {
+  kTeamRows,    //!< fixed rows of one vector per lane of a team of g lanes
+  kTileRows,    //!< fixed rows of at most one tile: a warp each, team_partial
+  kTilesRows,   //!< longer fixed rows: a warp each, tile by tile
+  kLaneRagged,  //!< ragged, 32 segments per warp: a lane each up to kThreadMax, then warps
+  kWarpRagged,  //!< ragged, a warp per segment (few segments)
+};
+
+template <class T, class A, int kInputs, bool kYVector, class Term, class Epilogue, int kPath>
 __global__ void __launch_bounds__(kSegmentBlock)
     segment_short_kernel(SegmentArgs<T> a, Term term, Epilogue epilogue) {
   const unsigned lane = threadIdx.x & 31;
@@ -294,15 +319,18 @@ __global__ void __launch_bounds__(kSegmentBlock)
                              threadIdx.x / 32;
   const SegmentList& list = a.segments;
 
-  if (list.offsets == nullptr) {
+  if constexpr (kPath == kTeamRows || kPath == kTileRows || kPath == kTilesRows) {
     constexpr int kC = 16 / static_cast<int>(sizeof(T));
     const SegmentOrder order = SegmentOrder::of(sizeof(T), list.size);
     const unsigned team = 1u << a.team_log2;
     const unsigned per_warp = 32u >> a.team_log2;
     const unsigned rank = lane & (team - 1);
-    if (list.size <= static_cast<std::uint64_t>(team) * kC) {
+    if constexpr (kPath == kTeamRows) {
       // One vector per lane and row: kRowBatch groups of 32 / g rows per warp at once, every
       // load of the batch issued before the first add.
+      // 64 bytes in flight per lane. (f64 measured +43..51% over the default with 4 on 8- and
+      // 32-wide rows, and worse with 8: +78..90%; f64 dot is 13-27% faster than the default
+      // there. Not understood yet.)
       constexpr int kRowBatch = 4;
       for (std::uint64_t group = warp * kRowBatch; group * per_warp < list.count;
            group += warps * kRowBatch) {
@@ -323,7 +351,7 @@ __global__ void __launch_bounds__(kSegmentBlock)
           if (s < list.count && rank == 0) epilogue(s, list.size, partial);
         }
       }
-    } else if (list.size <= order.tile) {
+    } else if constexpr (kPath == kTileRows) {
       // One tile: a warp per row, up to four vectors per lane.
       for (std::uint64_t s = warp; s < list.count; s += warps) {
         const std::uint64_t at = s * list.pitch;
@@ -341,7 +369,7 @@ __global__ void __launch_bounds__(kSegmentBlock)
       }
     }
     return;
-  }
+  } else {
 
   // Ragged. Q (ChunkSlots) from the range, as the long and fold kernels compute it.
   const std::int64_t base = list.offset(0);
@@ -349,6 +377,26 @@ __global__ void __launch_bounds__(kSegmentBlock)
   const std::uint64_t total = end > base ? static_cast<std::uint64_t>(end - base) : 0;
   const std::uint64_t window =
       ChunkSlots::window_for(total, a.capacity, kChunkMinTiles * lanes_for(sizeof(T)) * kMinSteps);
+  if constexpr (kPath == kWarpRagged) {
+    // Fewer segments than 32 per resident warp: a warp each, so every warp has work.
+    for (std::uint64_t s = warp; s < list.count; s += warps) {
+      const SegmentList::Range range = list(s);
+      if (range.decreasing && lane == 0) atomicOr(a.flags, kReproDecreasing);
+      const SegmentOrder order = SegmentOrder::of(sizeof(T), range.length);
+      if (is_long(range.length, order.tiles, window)) continue;
+      A total_s;
+      if (range.length <= order.tile) {
+        total_s = team_partial<T, A, kInputs>(
+            a.x + range.begin, a.y != nullptr ? a.y + range.begin : nullptr, range.length, lane,
+            32, starts_aligned(a.x, a.y, range.begin), term.at(s));
+      } else {
+        const ReproArgs<T> r = segment_args(a, range.begin, range.length, order);
+        total_s = tiles_partial<T, A, kInputs, kYVector>(r, 0, order.tiles, lane, term.at(s));
+      }
+      if (lane == 0) epilogue(s, range.length, total_s);
+    }
+    return;
+  } else {
   for (std::uint64_t first = warp * 32; first < list.count; first += warps * 32) {
     // Lane by lane: each lane one segment of 32; the short ones read by their lane alone.
     const std::uint64_t s = first + lane;
@@ -391,6 +439,8 @@ __global__ void __launch_bounds__(kSegmentBlock)
       if (lane == 0) epilogue(first + who, length, total_s);
     }
   }
+  }  // kLaneRagged
+  }  // ragged
 }
 
 //! Long segments' chunks (see the top of the file).

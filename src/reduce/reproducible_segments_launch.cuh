@@ -1,6 +1,8 @@
+#pragma once
 // The launch of the gpu_to_gpu mode over segments (reproducible_segments.cuh): which kernels
-// read a call's segments, the first pass of the statistics that need one, and the explicit
-// instantiations for the floating types.
+// read a call's segments, and the first pass of the statistics that need one. Instantiated per
+// family of types in instantiate_repro_segments_*.cu (REDUCELAB_INSTANTIATE_REPRO_SEGMENTS), so
+// the build compiles them in parallel.
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -17,7 +19,7 @@
 #include "reduce/reproducible_segments.cuh"
 
 namespace reducelab::detail {
-namespace {
+namespace repro_launch {
 
 using repro::kSegmentBlock;
 constexpr unsigned kSegmentWarps = kSegmentBlock / 32;
@@ -61,13 +63,15 @@ struct SegmentCall {
   template <class A, int kInputs, bool kYVector, class Term, class Epilogue>
   void run(const Term& term, const Epilogue& epilogue) const {
     using namespace repro;
-    auto short_kernel = segment_short_kernel<T, A, kInputs, kYVector, Term, Epilogue>;
+    auto team_rows = segment_short_kernel<T, A, kInputs, kYVector, Term, Epilogue, kTeamRows>;
     auto long_kernel = segment_long_kernel<T, A, kInputs, kYVector, Term>;
     auto fold_kernel = segment_fold_kernel<T, A, kInputs, kYVector, Term, Epilogue>;
-    using ShortTag = SegmentTag<T, A, Term, Epilogue, std::integral_constant<int, kInputs * 2 + kYVector>>;
+    using ShortTag =
+        SegmentTag<T, A, Term, Epilogue, std::integral_constant<int, kInputs * 2 + kYVector>>;
     using LongTag = SegmentTag<ShortTag, int>;
     using FoldTag = SegmentTag<ShortTag, long>;
-    const unsigned resident = resident_grid<ShortTag>(short_kernel, kSegmentBlock, ws.device);
+    // The grid cap and the plan's thresholds count the team kernel's resident warps.
+    const unsigned resident = resident_grid<ShortTag>(team_rows, kSegmentBlock, ws.device);
     const std::uint64_t resident_warps = static_cast<std::uint64_t>(resident) * kSegmentWarps;
 
     SegmentArgs<T> a{};
@@ -80,11 +84,19 @@ struct SegmentCall {
     a.counter = ws.d_counter;
     const std::uint64_t count = segments.count;
 
-    auto launch_short = [&](std::uint64_t warps_wanted) {
+    auto launch_short = [&](auto path, std::uint64_t warps_wanted) {
+      constexpr int kPath = decltype(path)::value;
+      auto kernel = segment_short_kernel<T, A, kInputs, kYVector, Term, Epilogue, kPath>;
       const unsigned grid = capped((warps_wanted + kSegmentWarps - 1) / kSegmentWarps, resident);
-      launch_kernel<ShortTag>(short_kernel, grid, kSegmentBlock, stream, ws.device,
-                              "launch of reducelab segment_short_kernel", a, term, epilogue);
+      launch_kernel<SegmentTag<ShortTag, decltype(path)>>(
+          kernel, grid, kSegmentBlock, stream, ws.device,
+          "launch of reducelab segment_short_kernel", a, term, epilogue);
     };
+    using TeamRows = std::integral_constant<int, kTeamRows>;
+    using TileRows = std::integral_constant<int, kTileRows>;
+    using TilesRows = std::integral_constant<int, kTilesRows>;
+    using LaneRagged = std::integral_constant<int, kLaneRagged>;
+    using WarpRagged = std::integral_constant<int, kWarpRagged>;
     auto launch_long_and_fold = [&](std::uint64_t items, std::uint64_t fold_warps) {
       const unsigned long_resident = resident_grid<LongTag>(long_kernel, kSegmentBlock, ws.device);
       const unsigned long_grid =
@@ -102,7 +114,11 @@ struct SegmentCall {
     if (segments.offsets != nullptr) {
       // Ragged: the lengths are on the device; every kernel sorts the segments out itself. The
       // long kernel's grid is the resident one (one slice per warp).
-      launch_short((count + 31) / 32);
+      if (count < 32 * 2 * resident_warps) {
+        launch_short(WarpRagged{}, count);
+      } else {
+        launch_short(LaneRagged{}, (count + 31) / 32);
+      }
       const unsigned long_resident = resident_grid<LongTag>(long_kernel, kSegmentBlock, ws.device);
       launch_long_and_fold(static_cast<std::uint64_t>(long_resident) * kSegmentWarps,
                            (count + 31) / 32);
@@ -122,15 +138,18 @@ struct SegmentCall {
       const std::uint64_t per_warp = 32u >> log2;
       const std::uint64_t groups = (count + per_warp - 1) / per_warp;
       // Rows of one vector per lane go four groups to a warp at once (kRowBatch).
-      const bool one_vector = segments.size <= (std::size_t{1} << log2) * per_lane;
-      launch_short(one_vector ? (groups + 3) / 4 : groups);
+      if (segments.size <= (std::size_t{1} << log2) * per_lane) {
+        launch_short(TeamRows{}, (groups + 3) / 4);  // kRowBatch groups per warp at once
+      } else {
+        launch_short(TileRows{}, groups);
+      }
       return;
     }
     // Longer rows: a warp each when there are enough of them to fill the GPU or they are short
     // enough, else chunks of a power of two of tiles, as many as keep every resident warp busy
     // (four per warp) and fit the workspace's partials.
     if (plan.tiles <= kWarpTiles || count >= 2 * resident_warps) {
-      launch_short(count);
+      launch_short(TilesRows{}, count);
       return;
     }
     auto chunks_of = [&](std::uint64_t c) { return (plan.tiles + c - 1) / c; };
@@ -138,7 +157,7 @@ struct SegmentCall {
     while (chunk < plan.tiles && count * chunks_of(chunk) > a.capacity) chunk *= 2;
     while (chunk < plan.tiles && count * chunks_of(2 * chunk) >= 4 * resident_warps) chunk *= 2;
     if (chunks_of(chunk) <= 1 || count * chunks_of(chunk) > a.capacity) {
-      launch_short(count);  // a warp per row, whole
+      launch_short(TilesRows{}, count);  // a warp per row, whole
       return;
     }
     a.chunk_tiles = chunk;
@@ -161,7 +180,7 @@ void first_pass_default(const Reduction& r, const T* x, const repro::SegmentList
   }
 }
 
-}  // namespace
+}  // namespace repro_launch
 
 template <class T>
 void launch_reproducible_segments(const Reduction& r, const T* x, const T* y,
@@ -170,6 +189,7 @@ void launch_reproducible_segments(const Reduction& r, const T* x, const T* y,
                                   void* d_out, std::size_t out_stride, const WorkspaceView& ws,
                                   cudaStream_t stream) {
   using namespace repro;
+  using namespace repro_launch;
   using S = sum_t<T>;
   const SegmentList segments{offsets, wide_offsets, num_segments, segment_size, pitch};
   const SegmentCall<T> call{x, y, segments, ws, stream};
@@ -255,15 +275,11 @@ void launch_reproducible_segments(const Reduction& r, const T* x, const T* y,
   }
 }
 
+}  // namespace reducelab::detail
+
+//! The explicit instantiation for T (inside namespace reducelab::detail).
 #define REDUCELAB_INSTANTIATE_REPRO_SEGMENTS(T)                                                  \
   template void launch_reproducible_segments<T>(const Reduction&, const T*, const T*,           \
                                                 std::size_t, std::size_t, std::size_t,          \
                                                 const void*, bool, void*, std::size_t,          \
                                                 const WorkspaceView&, cudaStream_t);
-REDUCELAB_INSTANTIATE_REPRO_SEGMENTS(float)
-REDUCELAB_INSTANTIATE_REPRO_SEGMENTS(double)
-REDUCELAB_INSTANTIATE_REPRO_SEGMENTS(__half)
-REDUCELAB_INSTANTIATE_REPRO_SEGMENTS(__nv_bfloat16)
-#undef REDUCELAB_INSTANTIATE_REPRO_SEGMENTS
-
-}  // namespace reducelab::detail
