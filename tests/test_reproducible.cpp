@@ -21,6 +21,7 @@
 
 #include "bench/reference.hpp"
 #include "reduce/portable_math.hpp"
+#include "reduce/reproducible.hpp"
 #include "reduce/reproducible_plan.hpp"
 #include "reducelab/error.hpp"
 #include "reducelab/reproducible.hpp"
@@ -578,6 +579,25 @@ TEST(ReproducibleCpuValues, RejectsWhatItDoesNotCompute) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("order-free"), std::string::npos) << e.what();
   }
+}
+
+// Which forms take the gpu_to_gpu mode (checked before any launch, so on the CPU): the
+// whole-array, segmented and axis forms for the ops with a fixed order; the list form and the
+// sharded reduce throw rather than give bits that would not repeat; order-free ops pass anywhere.
+TEST(ReproducibleCpuValues, FormsThatTakeTheFixedOrder) {
+  const Reduction sum = Reduction(Op::sum).reproducible();
+  for (const char* form : {"reduce", "reduce_segments", "reduce_axes"})
+    EXPECT_NO_THROW(detail::require_determinism(sum, DType::f32, form)) << form;
+  for (const char* form : {"reduce_tensors", "reduce_to_shard_state", "reduce_rows_sharded"}) {
+    EXPECT_THROW(detail::require_determinism(sum, DType::f32, form), Error) << form;
+    EXPECT_NO_THROW(detail::require_determinism(Reduction(Op::max).reproducible(), DType::f32,
+                                                form))
+        << form;
+    EXPECT_NO_THROW(detail::require_determinism(sum, DType::i32, form)) << form;
+  }
+  EXPECT_TRUE(detail::takes_fixed_order(Reduction::var().reproducible(), DType::bf16));
+  EXPECT_FALSE(detail::takes_fixed_order(Reduction::var(), DType::bf16));
+  EXPECT_FALSE(detail::takes_fixed_order(Reduction(Op::argmax).reproducible(), DType::f64));
 }
 
 TEST(ReproducibleCpuValues, ApiDefaultsToRunToRun) {

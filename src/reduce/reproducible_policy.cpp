@@ -45,14 +45,18 @@ void require_determinism(const Reduction& r, DType dtype, const char* form) {
   if (r.determinism != Determinism::run_to_run && r.determinism != Determinism::gpu_to_gpu)
     reject("invalid Determinism value " + std::to_string(static_cast<int>(r.determinism)));
   if (r.determinism == Determinism::run_to_run || order_free(r, dtype)) return;
-  // The list form (reduce_tensors) has no fixed order yet; reduce_axes checks its strided path
-  // itself (axis.cpp).
-  if (std::string(form) != "reduce_tensors" && has_fixed_order(r, dtype)) return;
+  // The whole-array, segmented and axis forms have the fixed order (reduce_axes checks its
+  // strided path itself, axis.cpp); the list form and the sharded reduce's not yet.
+  const std::string name(form);
+  if ((name == "reduce" || name == "reduce_segments" || name == "reduce_axes") &&
+      has_fixed_order(r, dtype))
+    return;
   reject(std::string(form) + ": " + std::string(info(r.op).name) + " of " +
          std::string(info(dtype).name) +
          " has no gpu_to_gpu order yet (issue 14: the whole-array, axis and segmented forms "
          "of the floating types have it for sum, dot, mean, var, std, var_mean, std_mean, "
-         "logsumexp and norm of ord 1 and 2, the list form not yet; integer ops, min, max, argmin, argmax, aminmax, count_nonzero, any, all and norm "
+         "logsumexp and norm of ord 1 and 2, the list form and the sharded reduce not yet; "
+         "integer ops, min, max, argmin, argmax, aminmax, count_nonzero, any, all and norm "
          "of ord 0, inf and -inf are order-free in every form)");
 }
 
