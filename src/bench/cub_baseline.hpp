@@ -82,6 +82,15 @@ std::unique_ptr<CubSegmentedReduce> make_cub_fixed_segmented_reduce(Op op, DType
 
 //! The name of its rows, "CUB 3.6 fixed": major.minor of that CCCL's CUB_VERSION.
 std::string cub_fixed_impl();
+
+//! Whether that CCCL's DeviceReduce gives gpu_to_gpu determinism for `op` on `dtype` (the float
+//! and double sum; CUB rejects the rest at compile time or falls back to run_to_run).
+bool cub_gpu_to_gpu_supports(Op op, DType dtype);
+//! Its DeviceReduce::Sum with cuda::execution::require(determinism::gpu_to_gpu) (CCCL >= 3.1,
+//! the environment API), f32 or f64.
+std::unique_ptr<CubReduce> make_cub_gpu_to_gpu_sum(DType dtype, std::size_t n);
+//! The name of its rows, "CUB 3.6 gpu_to_gpu".
+std::string cub_gpu_to_gpu_impl();
 #endif
 
 }  // namespace reducelab::bench

@@ -124,6 +124,16 @@ std::vector<Measurement> run_size(const SuiteConfig& config, const DeviceInfo& d
     };
     candidates.push_back({"CUB", "cub", cub->call(), call, call});
   }
+#if REDUCELAB_HAVE_CCCL_FIXED
+  // CUB's own gpu_to_gpu (a newer CCCL's, REDUCELAB_CCCL_INCLUDE) beside ours, where it has one.
+  if (config.cub && config.gpu_to_gpu && cub_gpu_to_gpu_supports(config.op, config.dtype)) {
+    std::shared_ptr<CubReduce> fixed = make_cub_gpu_to_gpu_sum(config.dtype, n);
+    auto call = [fixed](const void* x, const void* y, void* out, cudaStream_t s) {
+      fixed->run(x, y, out, s);
+    };
+    candidates.push_back({cub_gpu_to_gpu_impl(), "cub", fixed->call(), call, call});
+  }
+#endif
   if (config.production) {
     // The runtime-typed entry, the one every binding calls.
     auto call = [reduction, dtype = config.dtype, n](const void* x, const void* y, void* out,
