@@ -7,14 +7,17 @@
 // change nothing.
 //
 // Who reads what (none of it changes the bits):
-// - segment_short_kernel: the segments of at most kWarpTiles tiles. A fixed-size row no longer
-//   than a tile's lanes (P: 128 f32) is read by a team of g lanes (g a power of two, g x kC >=
-//   the row, 32 / g rows per warp): lane r holds elements [r kC, r kC + kC) of its row, which
-//   are lanes r kC .. of the order, adds them in the thread's tree and the team's (__shfl_xor
-//   over 1 .. g / 2): the complete tree of adjacent pairs over the row, padded with -0. A ragged
-//   segment of at most kThreadMax elements is read by one lane alone, the same tree leaf by leaf
-//   (TreeStack); the others by a whole warp, tile by tile (tile_partial of reproducible.cuh), the
-//   tiles' tree leaf by leaf.
+// - segment_short_kernel (one kernel per path, ShortPath, so each has its own registers): the
+//   segments of at most kWarpTiles tiles. A fixed-size row of at most one tile (E = 4 P
+//   elements; P = 128 f32) is read by a team of g lanes (g a power of two, g x kC >= the row,
+//   up to 32; 32 / g rows per warp, four row groups in flight): lane r holds elements
+//   [k P + r kC, k P + r kC + kC) of steps k = 0 .. 3, which are lanes r kC .. of the order,
+//   sums them sequentially, then the thread's tree and the team's (__shfl_xor over 1 .. g / 2):
+//   the segment's tree, padded with -0. Longer rows are read by a warp each, tile by tile
+//   (tile_partial of reproducible.cuh; each tile's partial waits in a lane, 32 of them fold in
+//   the warp's tree). A ragged segment of at most kThreadMax elements is read by one lane alone
+//   (its tree in registers), a longer one by a whole warp as a row is; with fewer segments than
+//   32 per resident warp, every segment gets a warp.
 // - segment_long_kernel: longer segments, cut into chunks of a power of two of tiles, aligned
 //   in the segment: a chunk's partial is a subtree of the segment's tree. A warp reads a chunk
 //   and stores its partial in the workspace. Fixed-size rows: the chunks are numbered row by row
@@ -25,7 +28,8 @@
 //   writes the result.
 // A ragged call whose offsets decrease somewhere (a decreasing pair is an empty segment, as in
 // the default mode) cannot cut the element range into slices: segment_short_kernel flags it in
-// the workspace, and segment_long_kernel then gives each long segment to one warp, whole.
+// the workspace, segment_long_kernel then reads nothing, and segment_fold_kernel gives each long
+// segment to one warp, whole.
 //
 // The term f(x) (sum, dot, |x|, x x, (x - mean)^2, exp(x - max)) binds per segment (at(s)), the
 // epilogue writes segment s's result from its total (reproducible_stats.cuh has the terms).
@@ -482,8 +486,8 @@ __global__ void __launch_bounds__(kSegmentBlock)
            cuda::memory_order_relaxed) &
        kReproDecreasing) != 0;
   if (decreasing) {
-    // No slices: each long segment to one warp, whole, its result written by the fold kernel's
-    // epilogue call here (the fold kernel then skips).
+    // Offsets that decrease somewhere cannot be cut into slices: segment_fold_kernel then reads
+    // each long segment whole, with one warp.
     return;
   }
   if (total == 0) return;
