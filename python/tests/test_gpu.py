@@ -525,3 +525,27 @@ def test_distributed_empty_shard_and_errors(one_rank_group):
         rd.reduce("sum", make((100,), "f32"), determinism="gpu_to_gpu")
     assert rd.reduce("max", make((100,), "f32"), determinism="gpu_to_gpu").item() == \
         reducelab.amax(make((100,), "f32")).item()
+
+
+@pytest.mark.skipif(TORCH.cuda.device_count() < 2, reason="needs two GPUs")
+def test_distributed_two_ranks(tmp_path):
+    """reducelab.distributed over a real two-rank NCCL group, one process per GPU
+    (two_rank_worker.py): uneven shards (an empty and a 1-element one), the extreme on the shard
+    boundary, a tie across the ranks, NaN on one rank; each rank checks its results against the
+    single-GPU call on the whole array, and both ranks must print the same bits."""
+    import os
+    import subprocess
+    import sys
+    dist = pytest.importorskip("torch.distributed")
+    if not dist.is_available() or not dist.is_nccl_available():
+        pytest.skip("torch.distributed with the NCCL backend is not available")
+    worker = os.path.join(os.path.dirname(__file__), "two_rank_worker.py")
+    env = dict(os.environ, WORLD_SIZE="2", STORE=str(tmp_path / "store"))
+    procs = [subprocess.Popen([sys.executable, worker], env=dict(env, RANK=str(r)),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for r in range(2)]
+    outs = [p.communicate(timeout=600) for p in procs]
+    for r, (p, (out, err)) in enumerate(zip(procs, outs)):
+        assert p.returncode == 0, f"rank {r} failed:\n{err[-4000:]}"
+    assert outs[0][0] == outs[1][0], "the two ranks got different bits"
+    assert outs[0][0].count("\n") > 100
