@@ -82,8 +82,9 @@ TEST(AxisPlan, ColumnsAreTheStridedKernelReadingAlongTheKeptAxis) {
   EXPECT_EQ(s.columns, kAxisColumns);
   EXPECT_EQ(s.columns * s.lanes, kAxisBlock);
   EXPECT_EQ(s.grid, 1024u / kAxisColumns);
-  // Few result blocks: the reduced axis is split until the GPU is full.
-  EXPECT_GE(static_cast<std::uint64_t>(s.grid) * s.splits, kResident);
+  // Few result blocks: the reduced axis is split until the GPU is full, in one wave.
+  EXPECT_LE(static_cast<std::uint64_t>(s.grid) * s.splits, kResident);
+  EXPECT_GT(static_cast<std::uint64_t>(s.grid) * (s.splits + 1), kResident);
   EXPECT_LE(static_cast<std::uint64_t>(s.grid) * s.columns * s.splits, kCapacity);
   EXPECT_GE(static_cast<std::uint64_t>(s.splits) * s.chunk, v.reduced);
   EXPECT_LT(static_cast<std::uint64_t>(s.splits - 1) * s.chunk, v.reduced);
@@ -113,7 +114,18 @@ TEST(AxisPlan, ManyColumnsNeedNoSplit) {
   const AxisKernelShape s = plan_strided(v, kResident, kCapacity, kGroups);
   EXPECT_EQ(s.splits, 1u);
   EXPECT_EQ(s.chunk, 32u);
-  EXPECT_EQ(s.grid, 4194304u / kAxisColumns);
+  // 32 rows: 2 lanes per result read 16 each (kAxisMinPerThread), 128 results per block.
+  EXPECT_EQ(s.lanes, 2u);
+  EXPECT_EQ(s.columns, kAxisBlock / 2);
+  EXPECT_EQ(s.grid, 4194304u / (kAxisBlock / 2));
+  // Long columns keep kAxisColumns results per block.
+  const AxisView tall = canon(Layout::contiguous({4096, 4194304}), axis_mask({0}));
+  EXPECT_EQ(plan_strided(tall, kResident, kCapacity, kGroups).columns, kAxisColumns);
+  // Few results: never more results per block than there are.
+  const AxisView few = canon(Layout::contiguous({8, 64}), axis_mask({0}));
+  const AxisKernelShape f = plan_strided(few, kResident, kCapacity, kGroups);
+  EXPECT_EQ(f.columns, 64u);
+  EXPECT_EQ(f.columns * f.lanes, kAxisBlock);
 }
 
 TEST(AxisPlan, TwoColumnsSplitAsFarAsTheWorkAllows) {

@@ -94,10 +94,10 @@ TEST(SegmentPlan, FixedSizeTiers) {
   EXPECT_EQ(plan(10000, 4096).path, SegmentPath::blocks);  // 1.18 rounds: half the last idle
   EXPECT_EQ(plan(4 * resident_warps, kWarpSegmentMax + 1).path, SegmentPath::blocks);
 
-  // Few long segments: groups of blocks, about one resident grid in all.
+  // Few long segments: groups of blocks, one resident grid at most.
   const FixedSegmentPlan few = plan(7, (std::size_t{1} << 20) + 3);
   EXPECT_EQ(few.path, SegmentPath::blocks);
-  EXPECT_EQ(few.blocks_per_segment, (c.blocks + 6) / 7);
+  EXPECT_EQ(few.blocks_per_segment, c.blocks / 7);
   EXPECT_EQ(few.grid, 7 * few.blocks_per_segment);
 
   // Few segments too short for a second block's batch: one block each.

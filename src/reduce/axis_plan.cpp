@@ -214,12 +214,26 @@ AxisKernelShape plan_strided(const AxisView& view, unsigned resident_blocks,
     shape.width = vector_width;
     shape.columns = pow2_at_least(view.outputs / shape.width, kAxisColumns);
     shape.lanes = kAxisBlock / shape.columns;
+    // Short columns and many of them (32 x 4,194,304): fewer lanes per result and more results
+    // per block, until a thread reads at least kAxisMinPerThread reduced indices, so a block
+    // does not spend its time in the lanes' shared-memory trees (one per result of a thread)
+    // after one round of loads.
+    while (shape.lanes > 1 && view.reduced < std::uint64_t{shape.lanes} * kAxisMinPerThread &&
+           std::uint64_t{shape.columns} * 2 * shape.width <= view.outputs) {
+      shape.lanes /= 2;
+      shape.columns *= 2;
+    }
   }
   const std::uint64_t per_block = std::uint64_t{shape.columns} * shape.width;
   const std::uint64_t blocks = (view.outputs + per_block - 1) / per_block;
   const std::uint64_t resident = std::max(1u, resident_blocks);
-  if (blocks < resident && blocks <= max_groups && view.reduced > 0) {
-    const std::uint64_t by_fill = (resident + blocks - 1) / blocks;
+  // The split fold gives each result of a block at least one thread: per_block <= kAxisBlock.
+  if (blocks < resident && blocks <= max_groups && view.reduced > 0 && per_block <= kAxisBlock) {
+    // At most one wave: grid x splits <= resident. Rounding up put 664..768 blocks on 660
+    // resident slots (44 registers: 5 blocks of 256 per SM) for 1,024..32,768 kept columns:
+    // the few blocks of the second wave ran alone, at 1.01 waves a whole block's time more
+    // (170 us against 140, Nsight Compute, session 11).
+    const std::uint64_t by_fill = resident / blocks;
     const std::uint64_t by_work = view.reduced / (std::uint64_t{shape.lanes} * kAxisMinPerThread);
     const std::uint64_t by_room = partial_capacity / (blocks * per_block);
     const std::uint64_t splits =

@@ -65,7 +65,9 @@ FixedSegmentPlan plan_fixed_segments(std::size_t num_segments, std::size_t segme
     const std::size_t vectors = segment_size * element_bytes / 16;
     const unsigned batches =
         ceil_div(vectors, std::max<std::size_t>(1, capacity.block_tile_vectors));
-    const unsigned fill = ceil_div(resident, num_segments);
+    // At most one wave: rounding up left a few blocks to run alone after the rest (the axis
+    // kernel's splits measured a whole block's time more at 1.01 waves, session 11).
+    const unsigned fill = static_cast<unsigned>(resident / num_segments);
     const unsigned room = static_cast<unsigned>(max_partials / num_segments);
     plan.blocks_per_segment = std::max(1u, std::min({batches, fill, room}));
   }
