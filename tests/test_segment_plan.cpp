@@ -23,6 +23,7 @@ SegmentCapacity h200_like() {
   SegmentCapacity c;
   c.team_blocks = 132 * 8;
   c.team_block_warps = 8;
+  c.vector_row_blocks = 132 * 5;
   c.blocks = 132 * 4;
   c.block_tile_vectors = 512 * 4;
   c.long_blocks = 132 * 4;
@@ -45,7 +46,8 @@ TEST(SegmentPlan, AlignedShortRowsTakeTheVectorRows) {
     EXPECT_EQ(p.path, SegmentPath::vector_rows) << k.size << " x " << k.bytes << " bytes";
     EXPECT_EQ(p.team_log2, k.team_log2) << k.size;
     EXPECT_EQ(p.per_thread_log2, k.per_thread_log2) << k.size;
-    EXPECT_LE(p.grid, c.team_blocks);
+    // At most the vector rows kernel's own resident grid, and all of it for 2^20 rows.
+    EXPECT_EQ(p.grid, c.vector_row_blocks);
   }
   // Few rows: blocks for the rows there are (8 teams of 32 lanes, four rows each per pass).
   EXPECT_EQ(plan(64, 128).grid, 2u);

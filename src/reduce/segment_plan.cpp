@@ -37,7 +37,7 @@ FixedSegmentPlan plan_fixed_segments(std::size_t num_segments, std::size_t segme
     const std::size_t rows_per_pass = kVectorRowLoads >> plan.per_thread_log2;
     const std::size_t rows_per_block = teams_per_block * rows_per_pass;
     plan.grid = std::max(1u, std::min(ceil_div(num_segments, rows_per_block),
-                                      std::max(1u, capacity.team_blocks)));
+                                      std::max(1u, capacity.vector_row_blocks)));
     return plan;
   }
   // Long rows go to a warp each too when there are enough of them to keep every resident warp

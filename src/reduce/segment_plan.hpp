@@ -80,6 +80,11 @@ enum class SegmentPath {
 struct SegmentCapacity {
   unsigned team_blocks = 1;            //!< resident blocks of segment_teams_kernel
   unsigned team_block_warps = 1;       //!< warps per block of it
+  //! Resident blocks of vector_rows_kernel (blocks of kTeamThreads). Until session 11 its grid
+  //! was capped at team_blocks: 396 blocks (the teams kernel's 3 per SM) where it holds 660 (5
+  //! per SM at 47 registers), 35% of the warps active and 57-65% of the DRAM's bandwidth for
+  //! rows of 32..128 floats (Nsight Compute).
+  unsigned vector_row_blocks = 1;
   unsigned blocks = 1;                 //!< resident blocks of segment_blocks_kernel
   std::size_t block_tile_vectors = 1;  //!< 16-byte vectors one block of it loads in one batch
   unsigned long_blocks = 1;            //!< resident blocks of long_segments_kernel

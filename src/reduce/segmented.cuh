@@ -69,6 +69,27 @@ inline constexpr unsigned kFlagsKnown = 0x80000000u;
 inline constexpr int kTeamBlock = static_cast<int>(kTeamThreads);
 using TeamConfig = Config<kTeamBlock, 4>;
 
+//! Resident blocks per SM that segment_teams_kernel (`teams`, blocks of kTeamBlock) and
+//! segment_blocks_kernel (`blocks`, of the op's Config) must allow (__launch_bounds__' second
+//! argument; 0: no bound). sum, min and max of 1-, 2- and 4-byte elements are bound to 4 of
+//! each: by session 11 the allocator had taken 66 registers for the teams kernel of f32 sum
+//! (3 blocks of 256 per SM, 64 allow 4) and 34 for the blocks kernel (3 blocks of 512, 32 allow
+//! 4). With 3 blocks the plans change: 16,384 rows of 8,192 floats left the warp-per-row path
+//! (5.2 rounds of resident warps) for a block per row at 3,407 GB/s, and 512 rows of 2^18 took
+//! 1.29 rounds of blocks (3,387 GB/s); 94d1e4d had read both at 4,297 and 4,301.
+template <class Traits>
+struct SegmentMinBlocks {
+  static constexpr int teams = 0;
+  static constexpr int blocks = 0;
+};
+template <class T>
+struct SegmentMinBlocks<SumTraits<T, 1>> {
+  static constexpr int teams = sizeof(T) <= 4 ? 4 : 0;
+  static constexpr int blocks = sizeof(T) <= 4 ? 4 : 0;
+};
+template <class T, class Extremum>
+struct SegmentMinBlocks<ExtremumTraits<T, Extremum>> : SegmentMinBlocks<SumTraits<T, 1>> {};
+
 //! Where segment s lies in x: [begin, begin + count).
 struct SegmentRange {
   std::size_t begin;
@@ -184,7 +205,7 @@ __device__ __forceinline__ void store_segment_acc(void* accs, std::size_t s,
 //! included); up to long_min, the whole warp reads it afterwards, one such segment after another;
 //! longer ones are left to long_segments_kernel, and flagged.
 template <class Traits, bool kYVector>
-__global__ void __launch_bounds__(kTeamBlock)
+__global__ void __launch_bounds__(kTeamBlock, SegmentMinBlocks<Traits>::teams)
     segment_teams_kernel(TeamArgs<typename Traits::Elem> a) {
   using Acc = typename Traits::Acc;
   using ThreadAgent = RangeAgent<Traits, 1, TeamConfig::kUnroll, TeamConfig::kHint, kYVector>;
@@ -332,7 +353,7 @@ struct BlockArgs {
 
 //! Block-sized work units (segment, member) in turn; a group's last member folds its partials.
 template <class Traits, class Config, bool kYVector>
-__global__ void __launch_bounds__(Config::kBlock)
+__global__ void __launch_bounds__(Config::kBlock, SegmentMinBlocks<Traits>::blocks)
     segment_blocks_kernel(BlockArgs<typename Traits::Elem> a) {
   using Acc = typename Traits::Acc;
   __shared__ Acc warp_slots[Config::kBlock / device::kWarpSize];
@@ -548,6 +569,10 @@ struct SegmentKernels {
     SegmentCapacity c;
     c.team_blocks = resident_grid<SegmentTeamsTag<Traits, kYVector>>(teams, kTeamBlock, device);
     c.team_block_warps = kTeamBlock / device::kWarpSize;
+    if constexpr (kYVector) {
+      c.vector_row_blocks =
+          resident_grid<VectorRowsTag<Traits>>(vector_rows_kernel<Traits>, kTeamBlock, device);
+    }
     c.blocks =
         resident_grid<SegmentBlocksTag<Traits, kYVector>>(blocks, BlockConfig::kBlock, device);
     c.block_tile_vectors = BlockConfig::kTile;
