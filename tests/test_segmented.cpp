@@ -23,6 +23,7 @@ namespace {
 
 using bench::Distribution;
 using detail::kBlockSegmentMin;
+using detail::kOctetSegmentBytes;
 using detail::kThreadSegmentMax;
 
 using AllTypes = ::testing::Types<float, double, __half, __nv_bfloat16, std::int32_t, std::int64_t,
@@ -312,6 +313,47 @@ TYPED_TEST(SegmentRagged, HeavyTailedLengths) {
             << " elements, longest " << *std::max_element(lengths.begin(), lengths.end())
             << std::endl;
   this->check_lengths(lengths, 0, seed, "heavy-tailed lengths");
+}
+
+// Enough segments that every resident warp of segment_teams_kernel takes a group of 32 (one per
+// lane): then segments of kThreadSegmentMax elements up to kOctetSegmentBytes are read by teams of
+// 8 lanes, four at once, and longer ones by the whole warp. Lengths on both sides of each
+// threshold, in every lane of a group, with long ones among them. The count is an upper bound
+// of 32 x the resident warps (every SM full of warps), so the groups form on any GPU.
+TYPED_TEST(SegmentRagged, GroupsOfShortOctetAndWarpSegments) {
+  using T = TypeParam;
+  int device = 0;
+  int sms = 0;
+  int threads_per_sm = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device),
+            cudaSuccess);
+  const std::size_t count =  // 32 x the warps the SMs hold
+      std::max<std::size_t>(static_cast<std::size_t>(sms) * threads_per_sm, 32768);
+  const std::size_t octet_max = kOctetSegmentBytes / sizeof(T);  // the first warp length
+  const std::size_t t = kThreadSegmentMax;
+  std::mt19937_64 random(kSeed + 13);
+  std::vector<std::size_t> lengths;
+  lengths.reserve(count);
+  for (std::size_t s = 0; s < count; ++s) {
+    const std::uint64_t r = random();
+    const unsigned kind = static_cast<unsigned>(r % 20);
+    if (kind < 9) {
+      lengths.push_back((r >> 8) % t);  // a lane alone, empty ones included
+    } else if (kind < 18) {
+      lengths.push_back(t + (r >> 8) % (octet_max - t));  // a team of 8 lanes
+    } else {
+      lengths.push_back(octet_max + (r >> 8) % 700);  // the warp
+    }
+  }
+  // Each threshold, in several lanes of one group and across groups.
+  const std::vector<std::size_t> edges{t - 1, t, t + 1, octet_max - 1, octet_max, octet_max + 1};
+  for (std::size_t i = 0; i < edges.size() * 40; ++i) lengths[1000 + 7 * i] = edges[i % edges.size()];
+  for (std::size_t i = 0; i < 32; ++i) lengths[32 * 160 + i] = octet_max - 1;  // a group of octets
+  lengths[20000] = kBlockSegmentMin;  // long ones among them (long_segments_kernel)
+  lengths[count / 2] = 3 * kBlockSegmentMin + 5;
+  this->check_lengths(lengths, 1, kSeed + 13, "groups of short, octet and warp segments");
 }
 
 // The offsets' window (32 segment ends a warp holds) moving on inside one 32-vector chunk: many

@@ -202,8 +202,10 @@ __device__ __forceinline__ void store_segment_acc(void* accs, std::size_t s,
 
 //! Warps take `group` segments at a time. Each lane looks at its own: shorter than
 //! kThreadSegmentMax, the lane reads it alone and writes its result (empty and decreasing ones
-//! included); up to long_min, the whole warp reads it afterwards, one such segment after another;
-//! longer ones are left to long_segments_kernel, and flagged.
+//! included); in a group of kLaneGroup, shorter than kOctetSegmentBytes, a team of kOctet lanes
+//! reads it afterwards, four teams four segments at once; up to long_min, the whole warp reads it
+//! afterwards, one such segment after another; longer ones are left to long_segments_kernel, and
+//! flagged.
 template <class Traits, bool kYVector>
 __global__ void __launch_bounds__(kTeamBlock, SegmentMinBlocks<Traits>::teams)
     segment_teams_kernel(TeamArgs<typename Traits::Elem> a) {
@@ -211,6 +213,14 @@ __global__ void __launch_bounds__(kTeamBlock, SegmentMinBlocks<Traits>::teams)
   using ThreadAgent = RangeAgent<Traits, 1, TeamConfig::kUnroll, TeamConfig::kHint, kYVector>;
   using WarpAgent =
       RangeAgent<Traits, device::kWarpSize, TeamConfig::kUnroll, TeamConfig::kHint, kYVector>;
+  using OctetAgent =
+      RangeAgent<Traits, static_cast<int>(kOctet), TeamConfig::kUnroll, TeamConfig::kHint, kYVector>;
+  constexpr unsigned kOctets = device::kWarpSize / kOctet;
+  auto combine = [](Acc p, Acc q) { return Traits::combine(p, q); };
+  // Octet teams only in groups of one segment per lane (uniform): a group of one leaves the
+  // warp's other lanes nothing to share.
+  const std::size_t octet_max =
+      a.group == kLaneGroup ? kOctetSegmentBytes / sizeof(typename Traits::Elem) : 0;
   const unsigned lane = threadIdx.x % device::kWarpSize;
   const std::size_t warp =
       (static_cast<std::size_t>(blockIdx.x) * kTeamBlock + threadIdx.x) / device::kWarpSize;
@@ -220,6 +230,7 @@ __global__ void __launch_bounds__(kTeamBlock, SegmentMinBlocks<Traits>::teams)
   for (std::size_t first = warp * a.group; first < a.num_segments; first += stride) {
     const std::size_t s = first + lane;
     SegmentRange range{0, 0, false};
+    bool by_octet = false;
     bool by_warp = false;
     unsigned seen = 0;
     if (lane < a.group && s < a.num_segments) {
@@ -228,7 +239,8 @@ __global__ void __launch_bounds__(kTeamBlock, SegmentMinBlocks<Traits>::teams)
       if (range.count >= a.long_min) {
         seen |= kSawLongSegment;
       } else if (range.count >= kThreadSegmentMax) {
-        by_warp = true;
+        by_octet = range.count < octet_max;
+        by_warp = !by_octet;
       } else {
         const Acc acc =
             range.count == 0
@@ -244,6 +256,29 @@ __global__ void __launch_bounds__(kTeamBlock, SegmentMinBlocks<Traits>::teams)
       seen = __reduce_or_sync(device::kFullWarpMask, seen);
       if (lane == 0 && seen != 0) atomicOr(a.flags, seen);
     }
+    // Octet t takes the t-th lowest pending segment of each round.
+    for (unsigned pending = __ballot_sync(device::kFullWarpMask, by_octet); pending != 0;) {
+      const unsigned octet = lane / kOctet;
+      unsigned mine = pending;
+      for (unsigned t = 0; t < octet; ++t) mine &= mine - 1;
+      for (unsigned t = 0; t < kOctets; ++t) pending &= pending - 1;
+      const int from = mine != 0 ? __ffs(mine) - 1 : 0;
+      const std::size_t begin =
+          __shfl_sync(device::kFullWarpMask, static_cast<unsigned long long>(range.begin), from);
+      const std::size_t count =
+          __shfl_sync(device::kFullWarpMask, static_cast<unsigned long long>(range.count), from);
+      Acc acc = Traits::identity();
+      if (mine != 0) {
+        acc = read_range<Traits, OctetAgent>(a.rows.data(a.x, first + from, begin),
+                                             y_at<Traits>(a.y, begin), 0, count, lane % kOctet,
+                                             0, 1);
+      }
+      acc = device::team_reduce(acc, kOctet, combine);
+      if (mine != 0 && lane % kOctet == 0) {
+        store_result<Traits>(a.out, first + from, acc, count, a.finish, a.out_stride);
+        store_segment_acc<Traits>(a.accs, first + from, acc, begin, count);
+      }
+    }
     for (unsigned pending = __ballot_sync(device::kFullWarpMask, by_warp); pending != 0;
          pending &= pending - 1) {
       const int from = __ffs(pending) - 1;
@@ -253,7 +288,7 @@ __global__ void __launch_bounds__(kTeamBlock, SegmentMinBlocks<Traits>::teams)
           __shfl_sync(device::kFullWarpMask, static_cast<unsigned long long>(range.count), from);
       Acc acc = read_range<Traits, WarpAgent>(a.rows.data(a.x, first + from, begin),
                                               y_at<Traits>(a.y, begin), 0, count, lane, 0, 1);
-      acc = device::warp_reduce(acc, [](Acc p, Acc q) { return Traits::combine(p, q); });
+      acc = device::warp_reduce(acc, combine);
       if (lane == 0) {
         store_result<Traits>(a.out, first + from, acc, count, a.finish, a.out_stride);
         store_segment_acc<Traits>(a.accs, first + from, acc, begin, count);
