@@ -59,6 +59,24 @@ TEST(SegmentPlan, AlignedShortRowsTakeTheVectorRows) {
   EXPECT_EQ(plan(1, 32).path, SegmentPath::scalar);
 }
 
+// The statistics' Moments ask for four vectors per lane (per_thread_log2 = 2): fewer lanes per
+// row, the same rows and loads per pass.
+TEST(SegmentPlan, VectorRowsWithFourVectorsPerLane) {
+  const SegmentCapacity c = h200_like();
+  struct Case {
+    std::size_t size;
+    unsigned team_log2, per_thread_log2;
+  };
+  // f32 rows of 4 .. 512 elements (1 .. 128 vectors).
+  for (const Case& k : {Case{4, 0, 0}, Case{8, 0, 1}, Case{16, 0, 2}, Case{32, 1, 2},
+                        Case{128, 3, 2}, Case{512, 5, 2}}) {
+    const FixedSegmentPlan p = plan_fixed_segments(1 << 20, k.size, 4, c, kPartials, true, 2);
+    EXPECT_EQ(p.path, SegmentPath::vector_rows) << k.size;
+    EXPECT_EQ(p.team_log2, k.team_log2) << k.size;
+    EXPECT_EQ(p.per_thread_log2, k.per_thread_log2) << k.size;
+  }
+}
+
 TEST(SegmentPlan, FixedSizeTiers) {
   const SegmentCapacity c = h200_like();
   auto plan = [&](std::size_t num, std::size_t size, std::size_t bytes = 4) {

@@ -329,6 +329,64 @@ TYPED_TEST(SegmentedStatistics, RaggedSegmentsWithEmptyAndLongOnes) {
   }
 }
 
+// Rows read by teams of lanes (vector rows of 32 elements, octets over ragged segments of 33..255
+// elements, a warp per row of 1,024), whose lanes' moments meet in one step around one centre
+// (MomentsTraits::team_reduce): a large mean against a unit spread, and rows holding +inf, -inf,
+// both, or NaN at every lane's place; lanes with no elements (rows of 33) take no part.
+TYPED_TEST(SegmentedStatistics, TeamsMergeMomentsOfLargeMeansAndInfinities) {
+  using T = TypeParam;
+  if constexpr (is_floating_v<T>) {
+    const DType dtype = dtype_of<T>::value;
+    const double inf = std::numeric_limits<double>::infinity();
+    const double base = std::is_same_v<T, __half> ? 1000.0 : 1e6;
+    std::mt19937_64 random(kSeed);
+    std::normal_distribution<double> normal(base, 1.0);
+    const std::size_t n = 1 << 20;
+    std::vector<double> values(n);
+    for (double& v : values) v = normal(random);
+    // Specials in some rows of every shape below, at positions that fall to different lanes.
+    for (std::size_t i = 0; i < n; i += 4099) values[i] = inf;
+    for (std::size_t i = 1000; i < n; i += 7919) values[i] = -inf;
+    for (std::size_t i = 77; i < n; i += 10007) values[i] = std::nan("");
+    for (std::size_t i = 5000; i < n; i += 12011) {
+      values[i] = inf;
+      values[i + 9] = -inf;
+    }
+    const std::vector<T> host = from_doubles<T>(values);
+    const DeviceBuffer<T> d = upload(host);
+    const Reduction ops[] = {Reduction::var(1), Reduction::var_mean(0), Reduction::std_mean(1)};
+    for (std::size_t size : {std::size_t{32}, std::size_t{33}, std::size_t{1024}}) {
+      const std::size_t num = n / size;
+      std::vector<Span> spans;
+      for (std::size_t s = 0; s < num; ++s) spans.push_back({s * size, size});
+      for (const Reduction& r : ops) {
+        const std::vector<unsigned char> out =
+            poisoned_output(num * result_size(r.op, dtype), [&](void* o) {
+              reduce_segments(r, dtype, d.data(), nullptr, num, size, o, nullptr);
+            });
+        EXPECT_EQ(check_results(r, host, spans, out), "") << num << " x " << size;
+      }
+    }
+    std::vector<std::int64_t> offsets{0};
+    std::vector<Span> spans;
+    while (true) {
+      const std::size_t length = 33 + random() % 223;
+      if (static_cast<std::size_t>(offsets.back()) + length > n) break;
+      spans.push_back({static_cast<std::size_t>(offsets.back()), length});
+      offsets.push_back(offsets.back() + static_cast<std::int64_t>(length));
+    }
+    const DeviceBuffer<std::int64_t> d_offsets = upload(offsets);
+    for (const Reduction& r : ops) {
+      const std::vector<unsigned char> out =
+          poisoned_output(spans.size() * result_size(r.op, dtype), [&](void* o) {
+            reduce_segments(r, dtype, d.data(), nullptr, spans.size(), d_offsets.data(), o,
+                            nullptr);
+          });
+      EXPECT_EQ(check_results(r, host, spans, out), "") << "ragged 33..255";
+    }
+  }
+}
+
 // Short segments and columns of values near a constant (0.5 + 0.01 U, 1000 + U): the rounding
 // of a mean the size of the constant must not reach m2 (a textbook Welford step is 40 ulps off
 // on two such floats; the first run over 2,097,152 ragged segments found it).

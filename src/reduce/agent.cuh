@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "device/vector_load.cuh"
 
@@ -39,6 +40,17 @@ __host__ __device__ __forceinline__ RangeSplit split_range(const T* x, std::size
   return {head, (count - head) / kCount};
 }
 
+//! Traits with `kFoldsTiles` (the statistics' Moments) fold a thread's whole tile of kUnroll
+//! vectors in one update_vectors call instead of one update_vector per vector, where the team is
+//! at most a warp (segment_teams_kernel's lanes, octets and warps). Block teams keep one update
+//! per vector: with tiles, ptxas gave the f32 var blocks kernel 54 registers instead of 40 (two
+//! blocks of 512 per SM instead of three) and the long kernel 32 bytes of spills.
+template <class Traits, class = void>
+struct folds_tiles : std::false_type {};
+template <class Traits>
+struct folds_tiles<Traits, std::void_t<decltype(Traits::kFoldsTiles)>>
+    : std::bool_constant<Traits::kFoldsTiles> {};
+
 //! `kYVector`: y shares x's offset inside a 16-byte line, so it is read as vectors too (else y
 //! is read element by element where x is read as vectors).
 template <class Traits, int kTeam, int kUnroll, device::LoadHint kHint, bool kYVector>
@@ -50,6 +62,10 @@ struct RangeAgent {
   static constexpr bool kDot = Traits::kArrays == 2;
   static constexpr bool kLoadY = kDot && kYVector;
   static constexpr std::size_t kTile = static_cast<std::size_t>(kTeam) * kUnroll;
+  static constexpr bool kFoldTiles = folds_tiles<Traits>::value && kTeam <= 32;
+  //! Vectors per update_vectors call: up to 16 elements (a whole f32 or f64 tile, half an f16
+  //! tile; 32 f16 elements at once took the f16 teams kernel to 108 registers).
+  static constexpr int kFoldVectors = kUnroll < 16 / kCount ? kUnroll : 16 / kCount;
 
   //! Folds x[0, count) (split as `split`) into `state`, shared by `blocks` teams of kTeam
   //! threads, of which this thread is number `rank` in team number `block`. Indices given to
@@ -100,8 +116,24 @@ struct RangeAgent {
         rx[u] = device::load16<kHint>(xv + (first + u * kTeam) * kCount);
         if constexpr (kLoadY) ry[u] = device::load16<kHint>(yv + (first + u * kTeam) * kCount);
       }
+      if constexpr (kFoldTiles) {
+        static_assert(!kDot, "tiles are folded for one-array traits");
+        static_assert(kUnroll % kFoldVectors == 0, "a tile is whole groups of vectors");
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) use(first + u * kTeam, rx[u], ry[kLoadY ? u : 0]);
+        for (int g = 0; g < kUnroll; g += kFoldVectors) {
+          T elements[kFoldVectors][kCount];
+#pragma unroll
+          for (int u = 0; u < kFoldVectors; ++u) {
+            const Vec vx = Vec::from(rx[g + u]);
+#pragma unroll
+            for (int j = 0; j < kCount; ++j) elements[u][j] = vx.element[j];
+          }
+          Traits::update_vectors(state, elements);
+        }
+      } else {
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) use(first + u * kTeam, rx[u], ry[kLoadY ? u : 0]);
+      }
     }
     // The rest, fewer than one round: one batch of up to kUnroll loads per thread across all
     // the blocks, in increasing index order per thread.

@@ -19,7 +19,8 @@ unsigned team_grid(std::size_t warps, const SegmentCapacity& capacity) {
 
 FixedSegmentPlan plan_fixed_segments(std::size_t num_segments, std::size_t segment_size,
                                      std::size_t element_bytes, const SegmentCapacity& capacity,
-                                     unsigned max_partials, bool aligned_rows) {
+                                     unsigned max_partials, bool aligned_rows,
+                                     unsigned per_thread_log2) {
   FixedSegmentPlan plan;
   if (takes_scalar_path(num_segments, segment_size)) {
     plan.path = SegmentPath::scalar;
@@ -30,7 +31,11 @@ FixedSegmentPlan plan_fixed_segments(std::size_t num_segments, std::size_t segme
   if (aligned_rows && row_bytes % 16 == 0 && vectors > 0 && vectors <= kVectorRowsMax &&
       (vectors & (vectors - 1)) == 0) {
     plan.path = SegmentPath::vector_rows;
-    while ((std::size_t{1} << plan.team_log2) < vectors && plan.team_log2 < 5) ++plan.team_log2;
+    plan.per_thread_log2 = std::min(per_thread_log2, 2u);
+    while ((std::size_t{1} << plan.per_thread_log2) > vectors) --plan.per_thread_log2;
+    while ((std::size_t{1} << (plan.team_log2 + plan.per_thread_log2)) < vectors &&
+           plan.team_log2 < 5)
+      ++plan.team_log2;
     while ((std::size_t{1} << (plan.team_log2 + plan.per_thread_log2)) < vectors)
       ++plan.per_thread_log2;
     const std::size_t teams_per_block = kTeamThreads >> plan.team_log2;

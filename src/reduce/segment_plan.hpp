@@ -123,10 +123,13 @@ constexpr bool takes_scalar_path(std::size_t num_segments, std::size_t segment_s
 
 //! The plan for num_segments >= 1 segments of segment_size elements of element_bytes bytes.
 //! `max_partials`: partials (and group counters) the workspace holds. `aligned_rows`: every
-//! segment (of x, and of y for dot) starts on a 16-byte boundary.
+//! segment (of x, and of y for dot) starts on a 16-byte boundary. `per_thread_log2`: on vector
+//! rows, each lane takes at least 1 << per_thread_log2 of a row's vectors (at most the row's, and
+//! at most kVectorRowLoads); with 0 the team grows to 32 lanes first.
 FixedSegmentPlan plan_fixed_segments(std::size_t num_segments, std::size_t segment_size,
                                      std::size_t element_bytes, const SegmentCapacity& capacity,
-                                     unsigned max_partials, bool aligned_rows = false);
+                                     unsigned max_partials, bool aligned_rows = false,
+                                     unsigned per_thread_log2 = 0);
 
 //! The plan for num_segments >= 1 ragged segments. The long kernel keeps two partials per block,
 //! so its grid is at most max_partials / 2.

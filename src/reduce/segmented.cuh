@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <cuda/atomic>
 #include <type_traits>
+#include <utility>
 
 #include "common/kernel_launch.cuh"
 #include "common/resident_grid.cuh"
@@ -159,6 +160,39 @@ __device__ __forceinline__ typename Traits::Acc read_range(const typename Traits
   return Traits::finish(state, xs);
 }
 
+//! Traits with their own merge of a team's accumulators (the statistics' Moments: one centre and
+//! plain sums instead of a tree of Chan merges).
+template <class Traits, class = void>
+struct has_team_reduce : std::false_type {};
+template <class Traits>
+struct has_team_reduce<Traits, std::void_t<decltype(Traits::team_reduce(
+                                   std::declval<typename Traits::Acc>(), 1u))>>
+    : std::true_type {};
+
+//! The accumulators of aligned teams of `team` lanes merged (all 32 lanes call); each team's
+//! first lane holds its result.
+template <class Traits>
+__device__ __forceinline__ typename Traits::Acc reduce_team(typename Traits::Acc acc,
+                                                            unsigned team) {
+  using Acc = typename Traits::Acc;
+  if constexpr (has_team_reduce<Traits>::value) {
+    return Traits::team_reduce(acc, team);
+  } else {
+    return device::team_reduce(acc, team, [](Acc p, Acc q) { return Traits::combine(p, q); });
+  }
+}
+
+//! The warp's accumulators merged; lane 0 holds the result.
+template <class Traits>
+__device__ __forceinline__ typename Traits::Acc reduce_warp(typename Traits::Acc acc) {
+  using Acc = typename Traits::Acc;
+  if constexpr (has_team_reduce<Traits>::value) {
+    return Traits::team_reduce(acc, device::kWarpSize);
+  } else {
+    return device::warp_reduce(acc, [](Acc p, Acc q) { return Traits::combine(p, q); });
+  }
+}
+
 //! The block reads its share of x[begin, begin + count); the result is valid in thread 0.
 template <class Traits, class Config, bool kYVector>
 __device__ __forceinline__ typename Traits::Acc block_reads_range(
@@ -216,7 +250,6 @@ __global__ void __launch_bounds__(kTeamBlock, SegmentMinBlocks<Traits>::teams)
   using OctetAgent =
       RangeAgent<Traits, static_cast<int>(kOctet), TeamConfig::kUnroll, TeamConfig::kHint, kYVector>;
   constexpr unsigned kOctets = device::kWarpSize / kOctet;
-  auto combine = [](Acc p, Acc q) { return Traits::combine(p, q); };
   // Octet teams only in groups of one segment per lane (uniform): a group of one leaves the
   // warp's other lanes nothing to share.
   const std::size_t octet_max =
@@ -273,7 +306,7 @@ __global__ void __launch_bounds__(kTeamBlock, SegmentMinBlocks<Traits>::teams)
                                              y_at<Traits>(a.y, begin), 0, count, lane % kOctet,
                                              0, 1);
       }
-      acc = device::team_reduce(acc, kOctet, combine);
+      acc = reduce_team<Traits>(acc, kOctet);
       if (mine != 0 && lane % kOctet == 0) {
         store_result<Traits>(a.out, first + from, acc, count, a.finish, a.out_stride);
         store_segment_acc<Traits>(a.accs, first + from, acc, begin, count);
@@ -288,7 +321,7 @@ __global__ void __launch_bounds__(kTeamBlock, SegmentMinBlocks<Traits>::teams)
           __shfl_sync(device::kFullWarpMask, static_cast<unsigned long long>(range.count), from);
       Acc acc = read_range<Traits, WarpAgent>(a.rows.data(a.x, first + from, begin),
                                               y_at<Traits>(a.y, begin), 0, count, lane, 0, 1);
-      acc = device::warp_reduce(acc, combine);
+      acc = reduce_warp<Traits>(acc);
       if (lane == 0) {
         store_result<Traits>(a.out, first + from, acc, count, a.finish, a.out_stride);
         store_segment_acc<Traits>(a.accs, first + from, acc, begin, count);
@@ -346,24 +379,59 @@ __global__ void __launch_bounds__(kTeamBlock)
         if constexpr (kDot) ry[k] = device::load16<TeamConfig::kHint>(a.y + at);
       }
     }
-#pragma unroll
-    for (int j = 0; j < kLoads; ++j) {
-      if (static_cast<unsigned>(j) >= rows_per_pass) break;  // uniform
+    // Row j of the pass: its lane's vectors folded into `state` by `fold`, then the team meets.
+    auto finish_row = [&](int j, auto fold) {
       const std::size_t row = base + j * teams + team_id;
       const bool valid = row < a.rows;
       typename Traits::State state = Traits::start();
-#pragma unroll
-      for (int k = 0; k < kLoads; ++k) {
-        if ((k >> a.per_thread_log2) != j || !valid) continue;
-        const Vec vx = Vec::from(rx[k]);
-        const Vec vy = kDot ? Vec::from(ry[kDot ? k : 0]) : Vec{};
-        Traits::update_vector(state, vx.element, vy.element, vector_of(k) * Vec::kCount);
-      }
+      if (valid) fold(state);
       Acc acc = valid ? Traits::finish(state, a.x + row * a.pitch) : Traits::identity();
-      acc = device::team_reduce(acc, team, [](Acc p, Acc q) { return Traits::combine(p, q); });
+      acc = reduce_team<Traits>(acc, team);
       if (valid && rank == 0) {
         const std::size_t count = (std::size_t{team} << a.per_thread_log2) * Vec::kCount;
         store_result<Traits>(a.out, row, acc, count, a.finish, a.out_stride);
+      }
+    };
+    if constexpr (folds_tiles<Traits>::value) {
+      // A lane's vectors of a row in one update_vectors call (the plan gives each lane up to
+      // four): a template per vectors-per-lane count, so the registers are indexed by constants.
+      auto rows_of = [&](auto per_thread) {
+        constexpr int kPer = decltype(per_thread)::value;
+#pragma unroll
+        for (int j = 0; j < kLoads / kPer; ++j) {
+          finish_row(j, [&](typename Traits::State& state) {
+            T elements[kPer][Vec::kCount];
+#pragma unroll
+            for (int u = 0; u < kPer; ++u) {
+              const Vec vx = Vec::from(rx[j * kPer + u]);
+#pragma unroll
+              for (int e = 0; e < Vec::kCount; ++e) elements[u][e] = vx.element[e];
+            }
+            Traits::update_vectors(state, elements);
+          });
+        }
+      };
+      static_assert(kLoads == 4, "per_thread_log2 is 0, 1 or 2");
+      if (a.per_thread_log2 == 0) {
+        rows_of(std::integral_constant<int, 1>{});
+      } else if (a.per_thread_log2 == 1) {
+        rows_of(std::integral_constant<int, 2>{});
+      } else {
+        rows_of(std::integral_constant<int, 4>{});
+      }
+    } else {
+#pragma unroll
+      for (int j = 0; j < kLoads; ++j) {
+        if (static_cast<unsigned>(j) >= rows_per_pass) break;  // uniform
+        finish_row(j, [&](typename Traits::State& state) {
+#pragma unroll
+          for (int k = 0; k < kLoads; ++k) {
+            if ((k >> a.per_thread_log2) != j) continue;
+            const Vec vx = Vec::from(rx[k]);
+            const Vec vy = kDot ? Vec::from(ry[kDot ? k : 0]) : Vec{};
+            Traits::update_vector(state, vx.element, vy.element, vector_of(k) * Vec::kCount);
+          }
+        });
       }
     }
   }
@@ -625,8 +693,12 @@ struct SegmentKernels {
     // Only the kernels that read y as vectors take the vector rows (x and y both aligned).
     const bool aligned_rows = kYVector && aligned(x) && (Traits::kArrays == 1 || aligned(y)) &&
                               pitch * sizeof(T) % 16 == 0;
-    const FixedSegmentPlan plan = plan_fixed_segments(num_segments, size, sizeof(T),
-                                                      capacity(ws.device), kMaxGrid, aligned_rows);
+    // Traits that fold tiles (the statistics' Moments) merge fewer lanes when each lane holds
+    // four vectors of a row: one update_vectors and a team of vectors / 4 lanes per row.
+    const unsigned per_thread_log2 = folds_tiles<Traits>::value ? 2 : 0;
+    const FixedSegmentPlan plan =
+        plan_fixed_segments(num_segments, size, sizeof(T), capacity(ws.device), kMaxGrid,
+                            aligned_rows, per_thread_log2);
     if constexpr (kYVector) {
       if (plan.path == SegmentPath::vector_rows) {
         const VectorRowArgs<T> args{

@@ -5,10 +5,12 @@
 // the strided axis kernel (update).
 //
 // - var, std, var_mean, std_mean: Welford/Chan on centred data. Each thread centres its elements
-//   on the first one it reads; a vector's mean and squared deviations are computed from its own
-//   centred elements (their mean is a multiplication by 1/k, exact), then merged into the
-//   thread's state with Chan's formula (one reciprocal per vector); threads, blocks and splits
-//   merge with Chan's formula too, moving one centre to the other. Data is never summed as
+//   on the first one it reads; a vector's (or, where a warp or fewer lanes read, a tile's of up
+//   to 16 elements) mean and squared deviations are computed from its own centred elements
+//   (their mean is a multiplication by 1/k, exact), then merged into the thread's state with
+//   Chan's formula (one reciprocal per call); the lanes of a team (octets, warps, vector rows)
+//   meet around one centre in plain sums (team_reduce); blocks and splits merge with Chan's
+//   formula, moving one centre to the other. Data is never summed as
 //   squares, and every rounding is of the size of the spread, not of the mean: a large mean
 //   against a small spread costs no accuracy. The mean written out is the running sum divided by
 //   the count, as mean() gives it (an infinity gives an infinite mean, not Welford's NaN).
@@ -32,6 +34,7 @@
 #include <cuda/std/limits>
 
 #include "device/ops.cuh"
+#include "device/warp_reduce.cuh"
 #include "reduce/traits.cuh"
 #include "reduce/workspace.hpp"
 #include "reducelab/types.hpp"
@@ -59,14 +62,22 @@ __device__ __forceinline__ bool is_finite(A v) {
   return v - v == A(0);  // false for +-inf and NaN
 }
 
+//! part[j] += part[j + kWidth] for j < kWidth, then the same with half the width: a template
+//! per level, so every index is a constant (a loop over the widths left 16-element tiles in local
+//! memory: 64 bytes of stack in the f32 teams kernel, 128 in f16's).
+template <int kWidth, class A, int kCount>
+__device__ __forceinline__ void fold_halves(A (&part)[kCount]) {
+  if constexpr (kWidth > 0) {
+#pragma unroll
+    for (int j = 0; j < kWidth; ++j) part[j] = part[j] + part[j + kWidth];
+    fold_halves<kWidth / 2>(part);
+  }
+}
+
 //! Pairwise sum of part[0, kCount), the order SumTraits::update_vector uses.
 template <class A, int kCount>
 __device__ __forceinline__ A pairwise_sum(A (&part)[kCount]) {
-#pragma unroll
-  for (int width = kCount / 2; width > 0; width /= 2) {
-#pragma unroll
-    for (int j = 0; j < width; ++j) part[j] = part[j] + part[j + width];
-  }
+  fold_halves<kCount / 2>(part);
   return part[0];
 }
 
@@ -91,6 +102,7 @@ struct MomentsTraits {
   using State = Acc;
   using Out = A;
   static constexpr int kArrays = 1;
+  static constexpr bool kFoldsTiles = true;  //!< the agent hands it whole tiles (update_vectors)
 
   __device__ static Acc identity() { return {A(0), A(0), A(0), A(0), -A(0)}; }
   __device__ static State start() { return identity(); }
@@ -123,30 +135,75 @@ struct MomentsTraits {
     s.m2 += delta * (delta - step);
     s.sum += v;
   }
-  //! The vector's centred elements in two passes (their mean, then the squared deviations from
-  //! it), merged into the state with Chan's formula: one reciprocal per vector.
-  template <int kCount>
-  __device__ static void update_vector(State& s, const T (&x)[kCount], const T (&)[kCount],
-                                       std::size_t) {
-    A centred[kCount];
-    A part[kCount];
+  //! A vector's elements, or a tile's (kVectors vectors a thread loaded together), centred and
+  //! folded in two passes (their mean, then the squared deviations from it), then merged into
+  //! the state with Chan's formula: one reciprocal per call. A tile of 4 f32 vectors costs ~76
+  //! instructions this way against ~112 as four vectors (one merge each).
+  template <int kVectors, int kCount>
+  __device__ __forceinline__ static void update_vectors(State& s,
+                                                        const T (&x)[kVectors][kCount]) {
+    constexpr int kN = kVectors * kCount;
+    A centred[kN];
+    A part[kN];
 #pragma unroll
-    for (int j = 0; j < kCount; ++j) centred[j] = widen<A>(x[j]);
+    for (int v = 0; v < kVectors; ++v) {
+#pragma unroll
+      for (int j = 0; j < kCount; ++j) centred[v * kCount + j] = widen<A>(x[v][j]);
+    }
     if (s.count == A(0)) s.shift = centred[0];
 #pragma unroll
-    for (int j = 0; j < kCount; ++j) part[j] = centred[j] = centred[j] - s.shift;
+    for (int j = 0; j < kN; ++j) part[j] = centred[j] = centred[j] - s.shift;
     const A sum = pairwise_sum(part);
-    const A mean = sum * (A(1) / A(kCount));  // a power of two: exact
+    const A mean = sum * (A(1) / A(kN));  // a power of two: exact
     A m2 = A(0);
 #pragma unroll
-    for (int j = 0; j < kCount; ++j) m2 += (centred[j] - mean) * (centred[j] - mean);
-    const A n = s.count + A(kCount);
+    for (int j = 0; j < kN; ++j) m2 += (centred[j] - mean) * (centred[j] - mean);
+    const A n = s.count + A(kN);
     const A delta = mean - s.mean;
-    const A w = A(kCount) * reciprocal(n);
+    const A w = A(kN) * reciprocal(n);
     s.mean += delta * w;
     s.m2 += m2 + delta * delta * (s.count * w);
     s.count = n;
-    s.sum += sum + A(kCount) * s.shift;  // the vector's plain sum, rounded once more
+    s.sum += sum + A(kN) * s.shift;  // the elements' plain sum, rounded once more
+  }
+  template <int kCount>
+  __device__ static void update_vector(State& s, const T (&x)[kCount], const T (&)[kCount],
+                                       std::size_t) {
+    T one[1][kCount];
+#pragma unroll
+    for (int j = 0; j < kCount; ++j) one[0][j] = x[j];
+    update_vectors(s, one);
+  }
+  //! The accumulators of aligned teams of `team` lanes (a power of two up to 32; all 32 lanes
+  //! call) merged at once rather than by a tree of Chan merges: every lane's mean is moved to
+  //! one centre (the shift of the team's first lane that holds elements), and the team adds
+  //! count, count x mean and sum, then m2 + count (mean - team mean)^2, the exact decomposition
+  //! of the squared deviations. 4 sums of a word (20 shuffles for a warp) against a tree's 5
+  //! merges of 5 words with a reciprocal each. Every lane of a team ends with its result.
+  __device__ __forceinline__ static Acc team_reduce(Acc acc, unsigned team) {
+    const unsigned lane = threadIdx.x % device::kWarpSize;
+    const unsigned held = __ballot_sync(device::kFullWarpMask, acc.count != A(0));
+    const unsigned first = lane & ~(team - 1);
+    const unsigned mine = team == device::kWarpSize ? held : (held >> first) & ((1u << team) - 1);
+    const int from = mine != 0 ? static_cast<int>(first) + __ffs(mine) - 1 : static_cast<int>(lane);
+    const A centre = __shfl_sync(device::kFullWarpMask, acc.shift, from);
+    const A c = acc.count;
+    const A d = c != A(0) ? (acc.shift - centre) + acc.mean : A(0);
+    A n = c;
+    A moment = c * d;
+    A sum = acc.sum;
+    for (unsigned mask = team / 2; mask > 0; mask /= 2) {
+      n += __shfl_xor_sync(device::kFullWarpMask, n, mask);
+      moment += __shfl_xor_sync(device::kFullWarpMask, moment, mask);
+      sum += __shfl_xor_sync(device::kFullWarpMask, sum, mask);
+    }
+    const A mean = moment * reciprocal(n);  // NaN for an empty team: it returns its own acc
+    const A e = d - mean;
+    A m2 = c != A(0) ? acc.m2 + c * e * e : A(0);
+    for (unsigned mask = team / 2; mask > 0; mask /= 2)
+      m2 += __shfl_xor_sync(device::kFullWarpMask, m2, mask);
+    if (mine == 0) return acc;
+    return {n, centre, mean, m2, sum};
   }
   __device__ static void store(void* out, std::int64_t index, Acc acc, std::uint64_t count,
                                const Finish& finish) {
