@@ -101,7 +101,8 @@ class FloatingStatistics : public GpuTest {};
 using FloatingTypes = ::testing::Types<float, double, __half, __nv_bfloat16>;
 TYPED_TEST_SUITE(FloatingStatistics, FloatingTypes);
 
-TYPED_TEST(FloatingStatistics, LargeMeanSmallSpread) {
+// (No "Large" in a test's name: the gpu test leaves out *Large*, the large label's tests.)
+TYPED_TEST(FloatingStatistics, MeanFarAboveASmallSpread) {
   using T = TypeParam;
   // 1e6 + N(0, 1) (f16 holds neither: 1000 + N(0, 1) there, its largest mean with a spread it can
   // represent at all).
@@ -172,6 +173,12 @@ TYPED_TEST(FloatingStatistics, InfinitiesInTheMoments) {
   const std::vector<T> host = from_doubles<T>(values);
   for (const Reduction& r : {Reduction(Op::mean), Reduction::var(1), Reduction::var_mean(1)})
     EXPECT_EQ(check_whole(r, host), "") << describe(r);
+  // The first element infinite: the mean stays inf (a thread centred on it would make it NaN).
+  values[0] = -inf;
+  values[17] = 1.0;
+  const std::vector<T> first = from_doubles<T>(values);
+  for (const Reduction& r : {Reduction(Op::mean), Reduction::var(1), Reduction::var_mean(1)})
+    EXPECT_EQ(check_whole(r, first), "") << describe(r) << ", -inf first";
 }
 
 TEST_F(GpuTest, EmptyInputsGiveTheDocumentedValues) {
@@ -333,7 +340,7 @@ TYPED_TEST(SegmentedStatistics, RaggedSegmentsWithEmptyAndLongOnes) {
 // elements, a warp per row of 1,024), whose lanes' moments meet in one step around one centre
 // (MomentsTraits::team_reduce): a large mean against a unit spread, and rows holding +inf, -inf,
 // both, or NaN at every lane's place; lanes with no elements (rows of 33) take no part.
-TYPED_TEST(SegmentedStatistics, TeamsMergeMomentsOfLargeMeansAndInfinities) {
+TYPED_TEST(SegmentedStatistics, TeamsMergeMomentsOfBigMeansAndInfinities) {
   using T = TypeParam;
   if constexpr (is_floating_v<T>) {
     const DType dtype = dtype_of<T>::value;

@@ -127,7 +127,7 @@ struct MomentsTraits {
   //! the rounding of the new mean does not enter m2.
   __device__ static void update(State& s, T x, T, std::size_t) {
     const A v = widen<A>(x);
-    if (s.count == A(0)) s.shift = v;
+    if (s.count == A(0)) s.shift = is_finite(v) ? v : A(0);  // see update_vectors
     s.count += A(1);
     const A delta = (v - s.shift) - s.mean;
     const A step = delta * reciprocal(s.count);
@@ -150,7 +150,10 @@ struct MomentsTraits {
 #pragma unroll
       for (int j = 0; j < kCount; ++j) centred[v * kCount + j] = widen<A>(x[v][j]);
     }
-    if (s.count == A(0)) s.shift = centred[0];
+    // The centre is the first element, or 0 where that is +-inf or NaN: an infinite centre would
+    // turn every centred element, and so the plain sum and the mean, into NaN (the variance is NaN
+    // either way).
+    if (s.count == A(0)) s.shift = is_finite(centred[0]) ? centred[0] : A(0);
 #pragma unroll
     for (int j = 0; j < kN; ++j) part[j] = centred[j] = centred[j] - s.shift;
     const A sum = pairwise_sum(part);
