@@ -279,6 +279,53 @@ std::string check_results(const Reduction& r, const std::vector<T>& host,
   return why.str();
 }
 
+//! Back-to-back segments of min_length + random() % spread elements, as many as fit in n.
+struct RaggedLayout {
+  std::vector<std::int64_t> offsets{0};
+  std::vector<Span> spans;
+};
+RaggedLayout random_ragged(std::mt19937_64& random, std::size_t n, std::size_t min_length,
+                           std::size_t spread) {
+  RaggedLayout layout;
+  while (true) {
+    const std::size_t length = min_length + random() % spread;
+    const auto begin = static_cast<std::size_t>(layout.offsets.back());
+    if (begin + length > n) break;
+    layout.spans.push_back({begin, length});
+    layout.offsets.push_back(static_cast<std::int64_t>(begin + length));
+  }
+  return layout;
+}
+
+//! reduce_segments over the layout's int64 offsets, every result checked.
+template <class T>
+std::string check_ragged(const Reduction& r, const std::vector<T>& host, const DeviceBuffer<T>& d,
+                         const RaggedLayout& layout) {
+  const DType dtype = dtype_of<T>::value;
+  const DeviceBuffer<std::int64_t> d_offsets = upload(layout.offsets);
+  const std::size_t num = layout.spans.size();
+  const std::vector<unsigned char> out =
+      poisoned_output(num * result_size(r.op, dtype), [&](void* o) {
+        reduce_segments(r, dtype, d.data(), nullptr, num, d_offsets.data(), o, nullptr);
+      });
+  return check_results(r, host, layout.spans, out);
+}
+
+//! reduce_segments over the first n / size rows of `size` elements, every result checked.
+template <class T>
+std::string check_rows(const Reduction& r, const std::vector<T>& host, const DeviceBuffer<T>& d,
+                       std::size_t n, std::size_t size) {
+  const DType dtype = dtype_of<T>::value;
+  const std::size_t num = n / size;
+  std::vector<Span> spans;
+  for (std::size_t s = 0; s < num; ++s) spans.push_back({s * size, size});
+  const std::vector<unsigned char> out =
+      poisoned_output(num * result_size(r.op, dtype), [&](void* o) {
+        reduce_segments(r, dtype, d.data(), nullptr, num, size, o, nullptr);
+      });
+  return check_results(r, host, spans, out);
+}
+
 template <class T>
 class SegmentedStatistics : public GpuTest {};
 using SomeTypes = ::testing::Types<float, double, __half, std::int32_t>;
@@ -343,7 +390,6 @@ TYPED_TEST(SegmentedStatistics, RaggedSegmentsWithEmptyAndLongOnes) {
 TYPED_TEST(SegmentedStatistics, TeamsMergeMomentsOfBigMeansAndInfinities) {
   using T = TypeParam;
   if constexpr (is_floating_v<T>) {
-    const DType dtype = dtype_of<T>::value;
     const double inf = std::numeric_limits<double>::infinity();
     const double base = std::is_same_v<T, __half> ? 1000.0 : 1e6;
     std::mt19937_64 random(kSeed);
@@ -362,34 +408,11 @@ TYPED_TEST(SegmentedStatistics, TeamsMergeMomentsOfBigMeansAndInfinities) {
     const std::vector<T> host = from_doubles<T>(values);
     const DeviceBuffer<T> d = upload(host);
     const Reduction ops[] = {Reduction::var(1), Reduction::var_mean(0), Reduction::std_mean(1)};
-    for (std::size_t size : {std::size_t{32}, std::size_t{33}, std::size_t{1024}}) {
-      const std::size_t num = n / size;
-      std::vector<Span> spans;
-      for (std::size_t s = 0; s < num; ++s) spans.push_back({s * size, size});
-      for (const Reduction& r : ops) {
-        const std::vector<unsigned char> out =
-            poisoned_output(num * result_size(r.op, dtype), [&](void* o) {
-              reduce_segments(r, dtype, d.data(), nullptr, num, size, o, nullptr);
-            });
-        EXPECT_EQ(check_results(r, host, spans, out), "") << num << " x " << size;
-      }
-    }
-    std::vector<std::int64_t> offsets{0};
-    std::vector<Span> spans;
-    while (true) {
-      const std::size_t length = 33 + random() % 223;
-      if (static_cast<std::size_t>(offsets.back()) + length > n) break;
-      spans.push_back({static_cast<std::size_t>(offsets.back()), length});
-      offsets.push_back(offsets.back() + static_cast<std::int64_t>(length));
-    }
-    const DeviceBuffer<std::int64_t> d_offsets = upload(offsets);
+    const RaggedLayout ragged = random_ragged(random, n, 33, 223);
     for (const Reduction& r : ops) {
-      const std::vector<unsigned char> out =
-          poisoned_output(spans.size() * result_size(r.op, dtype), [&](void* o) {
-            reduce_segments(r, dtype, d.data(), nullptr, spans.size(), d_offsets.data(), o,
-                            nullptr);
-          });
-      EXPECT_EQ(check_results(r, host, spans, out), "") << "ragged 33..255";
+      for (std::size_t size : {std::size_t{32}, std::size_t{33}, std::size_t{1024}})
+        EXPECT_EQ(check_rows(r, host, d, n, size), "") << describe(r) << ", rows of " << size;
+      EXPECT_EQ(check_ragged(r, host, d, ragged), "") << describe(r) << ", ragged 33..255";
     }
   }
 }
@@ -412,32 +435,11 @@ TYPED_TEST(SegmentedStatistics, ShortSegmentsAndColumnsNearAConstant) {
       const DeviceBuffer<T> d = upload(host);
       // Fixed segments of 2, 3 and 37 (a thread, a warp per segment), ragged ones of 1..5.
       for (std::size_t size : {std::size_t{2}, std::size_t{3}, std::size_t{37}}) {
-        const std::size_t num = n / size;
-        std::vector<Span> spans;
-        for (std::size_t s = 0; s < num; ++s) spans.push_back({s * size, size});
-        for (const Reduction& r : {Reduction::var(1), Reduction::var_mean(0)}) {
-          const std::vector<unsigned char> out =
-              poisoned_output(num * result_size(r.op, dtype), [&](void* o) {
-                reduce_segments(r, dtype, d.data(), nullptr, num, size, o, nullptr);
-              });
-          EXPECT_EQ(check_results(r, host, spans, out), "") << size << " base " << base;
-        }
+        for (const Reduction& r : {Reduction::var(1), Reduction::var_mean(0)})
+          EXPECT_EQ(check_rows(r, host, d, n, size), "") << size << " base " << base;
       }
-      std::vector<std::int64_t> offsets{0};
-      std::vector<Span> spans;
-      while (true) {
-        const std::size_t length = 1 + random() % 5;
-        if (static_cast<std::size_t>(offsets.back()) + length > n) break;
-        spans.push_back({static_cast<std::size_t>(offsets.back()), length});
-        offsets.push_back(offsets.back() + static_cast<std::int64_t>(length));
-      }
-      const DeviceBuffer<std::int64_t> d_offsets = upload(offsets);
-      const std::vector<unsigned char> out =
-          poisoned_output(spans.size() * result_size(Op::var, dtype), [&](void* o) {
-            reduce_segments(Op::var, dtype, d.data(), nullptr, spans.size(), d_offsets.data(), o,
-                            nullptr);
-          });
-      EXPECT_EQ(check_results(Reduction(Op::var), host, spans, out), "") << "ragged, base " << base;
+      EXPECT_EQ(check_ragged(Reduction(Op::var), host, d, random_ragged(random, n, 1, 5)), "")
+          << "ragged, base " << base;
       // Columns of a 75 x 4000 view: the strided kernel's element-by-element updates.
       const std::size_t rows = 75;
       const std::size_t columns = 4000;
