@@ -385,8 +385,9 @@ TYPED_TEST(SegmentedStatistics, RaggedSegmentsWithEmptyAndLongOnes) {
 
 // Rows read by teams of lanes (vector rows of 32 elements, octets over ragged segments of 33..255
 // elements, a warp per row of 1,024), whose lanes' moments meet in one step around one centre
-// (MomentsTraits::team_reduce): a large mean against a unit spread, and rows holding +inf, -inf,
-// both, or NaN at every lane's place; lanes with no elements (rows of 33) take no part.
+// (MomentsTraits::team_reduce) and whose logsumexp sums meet at one max
+// (LogSumExpTraits::team_reduce): a large mean against a unit spread, and rows holding +inf,
+// -inf, both, or NaN at every lane's place; lanes with no elements (rows of 33) take no part.
 TYPED_TEST(SegmentedStatistics, TeamsMergeMomentsOfBigMeansAndInfinities) {
   using T = TypeParam;
   if constexpr (is_floating_v<T>) {
@@ -407,7 +408,8 @@ TYPED_TEST(SegmentedStatistics, TeamsMergeMomentsOfBigMeansAndInfinities) {
     }
     const std::vector<T> host = from_doubles<T>(values);
     const DeviceBuffer<T> d = upload(host);
-    const Reduction ops[] = {Reduction::var(1), Reduction::var_mean(0), Reduction::std_mean(1)};
+    const Reduction ops[] = {Reduction::var(1), Reduction::var_mean(0), Reduction::std_mean(1),
+                             Reduction(Op::logsumexp)};
     const RaggedLayout ragged = random_ragged(random, n, 33, 223);
     for (const Reduction& r : ops) {
       for (std::size_t size : {std::size_t{32}, std::size_t{33}, std::size_t{1024}})

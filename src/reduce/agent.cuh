@@ -40,7 +40,7 @@ __host__ __device__ __forceinline__ RangeSplit split_range(const T* x, std::size
   return {head, (count - head) / kCount};
 }
 
-//! Traits with `kFoldsTiles` (the statistics' Moments) fold a thread's whole tile of kUnroll
+//! Traits with `kFoldsTiles` (var's Moments, logsumexp) fold a thread's whole tile of kUnroll
 //! vectors in one update_vectors call instead of one update_vector per vector, where the team is
 //! at most a warp (segment_teams_kernel's lanes, octets and warps). Block teams keep one update
 //! per vector: with tiles, ptxas gave the f32 var blocks kernel 54 registers instead of 40 (two

@@ -160,8 +160,8 @@ __device__ __forceinline__ typename Traits::Acc read_range(const typename Traits
   return Traits::finish(state, xs);
 }
 
-//! Traits with their own merge of a team's accumulators (the statistics' Moments: one centre and
-//! plain sums instead of a tree of Chan merges).
+//! Traits with their own merge of a team's accumulators (var's Moments: one centre and plain sums
+//! instead of a tree of Chan merges; logsumexp: one max, then plain sums of rescaled terms).
 template <class Traits, class = void>
 struct has_team_reduce : std::false_type {};
 template <class Traits>
@@ -693,7 +693,7 @@ struct SegmentKernels {
     // Only the kernels that read y as vectors take the vector rows (x and y both aligned).
     const bool aligned_rows = kYVector && aligned(x) && (Traits::kArrays == 1 || aligned(y)) &&
                               pitch * sizeof(T) % 16 == 0;
-    // Traits that fold tiles (the statistics' Moments) merge fewer lanes when each lane holds
+    // Traits that fold tiles (Moments, logsumexp) merge fewer lanes when each lane holds
     // four vectors of a row: one update_vectors and a team of vectors / 4 lanes per row.
     const unsigned per_thread_log2 = folds_tiles<Traits>::value ? 2 : 0;
     const FixedSegmentPlan plan =

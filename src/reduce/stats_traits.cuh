@@ -127,7 +127,7 @@ struct MomentsTraits {
   //! the rounding of the new mean does not enter m2.
   __device__ static void update(State& s, T x, T, std::size_t) {
     const A v = widen<A>(x);
-    if (s.count == A(0)) s.shift = is_finite(v) ? v : A(0);  // see update_vectors
+    if (s.count == A(0)) s.shift = v;
     s.count += A(1);
     const A delta = (v - s.shift) - s.mean;
     const A step = delta * reciprocal(s.count);
@@ -150,10 +150,16 @@ struct MomentsTraits {
 #pragma unroll
       for (int j = 0; j < kCount; ++j) centred[v * kCount + j] = widen<A>(x[v][j]);
     }
-    // The centre is the first element, or 0 where that is +-inf or NaN: an infinite centre would
-    // turn every centred element, and so the plain sum and the mean, into NaN (the variance is NaN
-    // either way).
-    if (s.count == A(0)) s.shift = is_finite(centred[0]) ? centred[0] : A(0);
+    // The plain sum of the elements themselves, not of the centred ones plus k x the centre: the
+    // centre (the thread's first element) may be +-inf or NaN, which would make the mean NaN
+    // where it is +-inf. (5dbe4a4's select of a finite centre instead took the whole-array
+    // kernel of f32 var from 36 to 44 registers, 3 blocks of 512 per SM down to 2: 150 us
+    // instead of 127 at 2^27 on the H200. The extra additions cost f16 var on 1,024-element rows
+    // 96 -> 117 us; docs/notebook/raw/h200-moments-hybrid-session14.patch is a fix, not yet run.)
+    A plain[kN];
+#pragma unroll
+    for (int j = 0; j < kN; ++j) plain[j] = centred[j];
+    if (s.count == A(0)) s.shift = centred[0];
 #pragma unroll
     for (int j = 0; j < kN; ++j) part[j] = centred[j] = centred[j] - s.shift;
     const A sum = pairwise_sum(part);
@@ -167,7 +173,7 @@ struct MomentsTraits {
     s.mean += delta * w;
     s.m2 += m2 + delta * delta * (s.count * w);
     s.count = n;
-    s.sum += sum + A(kN) * s.shift;  // the elements' plain sum, rounded once more
+    s.sum += pairwise_sum(plain);
   }
   template <int kCount>
   __device__ static void update_vector(State& s, const T (&x)[kCount], const T (&)[kCount],
@@ -484,6 +490,9 @@ struct LogSumExpTraits {
   using State = Acc;
   using Out = A;
   static constexpr int kArrays = 1;
+  //! Whole tiles from the agent (update_vectors) for float sums; f64's tiles of inlined double
+  //! exponentials spilled 240 bytes in the vector rows kernel (ptxas), so it takes vectors.
+  static constexpr bool kFoldsTiles = std::is_same_v<A, float>;
 
   //! exp(d) for d <= 0 (or NaN): exp2 of d log2(e) for float, whose rounding of the product is
   //! an error of the size of the rounding of x - max (stats_reference.hpp's bound covers both).
@@ -521,24 +530,51 @@ struct LogSumExpTraits {
     }
     s.max = max;
   }
-  template <int kCount>
-  __device__ static void update_vector(State& s, const T (&x)[kCount], const T (&)[kCount],
-                                       std::size_t) {
-    A value[kCount];
+  //! A vector's, or a tile's (up to 16 elements), max and exponentials: one rescale per call.
+  template <int kVectors, int kCount>
+  __device__ __forceinline__ static void update_vectors(State& s,
+                                                        const T (&x)[kVectors][kCount]) {
+    constexpr int kN = kVectors * kCount;
+    A value[kN];
 #pragma unroll
-    for (int j = 0; j < kCount; ++j) value[j] = widen<A>(x[j]);
+    for (int v = 0; v < kVectors; ++v) {
+#pragma unroll
+      for (int j = 0; j < kCount; ++j) value[v * kCount + j] = widen<A>(x[v][j]);
+    }
     A max = s.max;
 #pragma unroll
-    for (int j = 0; j < kCount; ++j) max = device::Max{}(max, value[j]);
+    for (int j = 0; j < kN; ++j) max = device::Max{}(max, value[j]);
     if (is_finite(max)) {
       // The running sum is rescaled only when the max grew (rarely, after the first vectors).
       if (max != s.max) s.sum *= ex(s.max - max);
-      A part[kCount];
+      A part[kN];
 #pragma unroll
-      for (int j = 0; j < kCount; ++j) part[j] = ex(value[j] - max);
+      for (int j = 0; j < kN; ++j) part[j] = ex(value[j] - max);
       s.sum += pairwise_sum(part);
     }
     s.max = max;
+  }
+  template <int kCount>
+  __device__ __forceinline__ static void update_vector(State& s, const T (&x)[kCount],
+                                                       const T (&)[kCount], std::size_t) {
+    T one[1][kCount];
+#pragma unroll
+    for (int j = 0; j < kCount; ++j) one[0][j] = x[j];
+    update_vectors(s, one);
+  }
+  //! Aligned teams of `team` lanes (all 32 lanes call): the team's max by a butterfly, then each
+  //! lane's sum rescaled to it (one exponential, none on a lane that holds the max) and added by
+  //! a butterfly, instead of a tree of merges with two exponentials each. Every lane of a team
+  //! ends with its result.
+  __device__ __forceinline__ static Acc team_reduce(Acc acc, unsigned team) {
+    A max = acc.max;
+    for (unsigned mask = team / 2; mask > 0; mask /= 2)
+      max = device::Max{}(max, __shfl_xor_sync(device::kFullWarpMask, max, mask));
+    // A lane with no elements (max -inf, sum 0) adds 0; a non-finite team max ignores the sums.
+    A sum = acc.max == max ? acc.sum : acc.sum * ex(acc.max - max);
+    for (unsigned mask = team / 2; mask > 0; mask /= 2)
+      sum += __shfl_xor_sync(device::kFullWarpMask, sum, mask);
+    return {max, is_finite(max) ? sum : A(0)};
   }
   __device__ static Out finalize(Acc acc) {
     if (!is_finite(acc.max)) return acc.max;  // NaN, +inf, or -inf for all -inf / none
