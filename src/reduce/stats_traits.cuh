@@ -81,6 +81,12 @@ __device__ __forceinline__ A pairwise_sum(A (&part)[kCount]) {
   return part[0];
 }
 
+//! One vector as a tile of one: update_vector of the traits that fold tiles (update_vectors).
+template <class T, int kCount>
+__device__ __forceinline__ const T (&as_tile(const T (&x)[kCount]))[1][kCount] {
+  return reinterpret_cast<const T(&)[1][kCount]>(x);
+}
+
 // ---- var, std, var_mean, std_mean --------------------------------------------------------------
 
 template <class A>
@@ -178,10 +184,7 @@ struct MomentsTraits {
   template <int kCount>
   __device__ static void update_vector(State& s, const T (&x)[kCount], const T (&)[kCount],
                                        std::size_t) {
-    T one[1][kCount];
-#pragma unroll
-    for (int j = 0; j < kCount; ++j) one[0][j] = x[j];
-    update_vectors(s, one);
+    update_vectors(s, as_tile(x));
   }
   //! The accumulators of aligned teams of `team` lanes (a power of two up to 32; all 32 lanes
   //! call) merged at once rather than by a tree of Chan merges: every lane's mean is moved to
@@ -557,10 +560,7 @@ struct LogSumExpTraits {
   template <int kCount>
   __device__ __forceinline__ static void update_vector(State& s, const T (&x)[kCount],
                                                        const T (&)[kCount], std::size_t) {
-    T one[1][kCount];
-#pragma unroll
-    for (int j = 0; j < kCount; ++j) one[0][j] = x[j];
-    update_vectors(s, one);
+    update_vectors(s, as_tile(x));
   }
   //! Aligned teams of `team` lanes (all 32 lanes call): the team's max by a butterfly, then each
   //! lane's sum rescaled to it (one exponential, none on a lane that holds the max) and added by
