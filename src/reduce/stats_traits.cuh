@@ -133,7 +133,7 @@ struct MomentsTraits {
   //! the rounding of the new mean does not enter m2.
   __device__ static void update(State& s, T x, T, std::size_t) {
     const A v = widen<A>(x);
-    if (s.count == A(0)) s.shift = v;
+    if (s.count == A(0)) s.shift = is_finite(v) ? v : A(0);  // see update_vectors
     s.count += A(1);
     const A delta = (v - s.shift) - s.mean;
     const A step = delta * reciprocal(s.count);
@@ -156,16 +156,22 @@ struct MomentsTraits {
 #pragma unroll
       for (int j = 0; j < kCount; ++j) centred[v * kCount + j] = widen<A>(x[v][j]);
     }
-    // The plain sum of the elements themselves, not of the centred ones plus k x the centre: the
-    // centre (the thread's first element) may be +-inf or NaN, which would make the mean NaN
-    // where it is +-inf. (5dbe4a4's select of a finite centre instead took the whole-array
-    // kernel of f32 var from 36 to 44 registers, 3 blocks of 512 per SM down to 2: 150 us
-    // instead of 127 at 2^27 on the H200. The extra additions cost f16 var on 1,024-element rows
-    // 96 -> 117 us; docs/notebook/raw/h200-moments-hybrid-session14.patch is a fix, not yet run.)
-    A plain[kN];
+    // The mean written out needs the elements' plain sum, and the centre (the thread's first
+    // element) may be +-inf or NaN, which turns the centred elements into NaN. A tile takes a
+    // finite centre (0 for a non-finite first element; the variance is NaN either way) and adds
+    // its centred sum plus k x the centre. A single vector, which is all that block-wide teams
+    // fold, adds the elements themselves: the select of a finite centre there took the
+    // whole-array kernel of f32 var from 36 to 44 registers (3 blocks of 512 per SM down to 2,
+    // 150 us instead of 127 at 2^27 on the H200), and 8 more additions for a 16-element tile
+    // took f16 var on 1,024-element rows from 96 to 117 us. A thread's tiles come before its
+    // single vectors (agent.cuh), so a centre set by a single vector never reaches a tile.
+    constexpr bool kTile = kVectors > 1;
+    A plain[kTile ? 1 : kN];
+    if constexpr (!kTile) {
 #pragma unroll
-    for (int j = 0; j < kN; ++j) plain[j] = centred[j];
-    if (s.count == A(0)) s.shift = centred[0];
+      for (int j = 0; j < kN; ++j) plain[j] = centred[j];
+    }
+    if (s.count == A(0)) s.shift = !kTile || is_finite(centred[0]) ? centred[0] : A(0);
 #pragma unroll
     for (int j = 0; j < kN; ++j) part[j] = centred[j] = centred[j] - s.shift;
     const A sum = pairwise_sum(part);
@@ -179,7 +185,11 @@ struct MomentsTraits {
     s.mean += delta * w;
     s.m2 += m2 + delta * delta * (s.count * w);
     s.count = n;
-    s.sum += pairwise_sum(plain);
+    if constexpr (kTile) {
+      s.sum += sum + A(kN) * s.shift;  // the elements' plain sum, rounded once more
+    } else {
+      s.sum += pairwise_sum(plain);
+    }
   }
   template <int kCount>
   __device__ static void update_vector(State& s, const T (&x)[kCount], const T (&)[kCount],
