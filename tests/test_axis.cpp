@@ -381,6 +381,38 @@ TYPED_TEST(AxisShapes, MiddleAxisOf3D) {
   }
 }
 
+// Reduced axes that do not merge, with contiguous runs of whole 16-byte vectors (the vector runs
+// kernels: one, two and three reduced axes): 512 x 256 x 1,024 over axes 0 and 2 in small, runs
+// of a single f16 vector, enough elements per result for the split fold, NCHW over N, H and W,
+// axes 0, 2 and 4 of a 5-D tensor, and rows that do not merge (x[:, :, :48] of 8 x 16 x 64).
+// Each aligned (vector loads) and one element off (element loads), into contiguous results and
+// keepdim ones; ties on every other view for argmin/argmax.
+TYPED_TEST(AxisShapes, NonAdjacentAxesReadAsVectorRuns) {
+  using T = TypeParam;
+  const std::vector<std::pair<Layout, AxisMask>> cases{
+      {view_of({6, 5, 64}, ViewKind::contiguous), 0b101},
+      {view_of({4, 3, 8}, ViewKind::contiguous), 0b101},
+      {view_of({64, 3, 2048}, ViewKind::contiguous), 0b101},
+      {view_of({4, 6, 8, 16}, ViewKind::contiguous), 0b1101},
+      {view_of({3, 4, 5, 2, 16}, ViewKind::contiguous), 0b10101},
+      {layout_of({8, 16, 48}, {1024, 64, 1}), 0b100}};
+  std::size_t turn = 0;
+  for (const auto& [view, axes] : cases) {
+    for (std::size_t shift : {0, 1}) {
+      const Distribution d = turn % 2 ? Distribution::small_integers : Distribution::uniform;
+      const Inputs<T> in = make_inputs<T>(view, kSeed + 250 + turn, d, shift, shift);
+      for (Op op : kCoreOps) {
+        EXPECT_EQ(check_axes(op, in, view, axes, nullptr), "")
+            << label(op, view, axes, in, "contiguous");
+        const std::optional<Layout> out = out_layout(view, axes, OutForm::keepdim);
+        EXPECT_EQ(check_axes(op, in, view, axes, &*out), "")
+            << label(op, view, axes, in, "keepdim");
+      }
+      ++turn;
+    }
+  }
+}
+
 // Stride 0 (a broadcast axis, reduced or kept, or every axis), overlapping rows (windows of one
 // array), and a broadcast middle axis: every element read as often as the view names it, and an
 // argmin/argmax among copies of one value the first position.
@@ -540,7 +572,10 @@ TYPED_TEST(AxisNaN, OnlyTheResultsWithNaN) {
       {view_of({64, 1000}, ViewKind::contiguous), 2}, {view_of({64, 1000}, ViewKind::sliced), 1},
       {view_of({70000, 4}, ViewKind::contiguous), 1}, {view_of({8, 300, 40}, ViewKind::contiguous), 2},
       {view_of({1000, 33}, ViewKind::reversed), 1},   {view_of({6, 50, 70}, ViewKind::reversed), 5},
-      {view_of({5, 7000}, ViewKind::contiguous), 3}};
+      {view_of({5, 7000}, ViewKind::contiguous), 3},
+      // Axes 0 and 2 with runs of whole vectors: element loads (the base 3 elements off), then
+      // vector runs (aligned).
+      {view_of({16, 9, 64}, ViewKind::contiguous), 5}, {view_of({16, 9, 64}, ViewKind::contiguous), 5}};
   std::size_t turn = 0;
   for (const auto& [view, axes] : cases) {
     Inputs<T> in = make_inputs<T>(view, kSeed + 600 + turn, Distribution::uniform, turn % 4, 0);

@@ -174,6 +174,73 @@ TEST(AxisPlan, OuterAndInnerAxesReducedKeepTwoReducedAxes) {
   EXPECT_EQ(v.outputs, 7u);
 }
 
+TEST(AxisPlan, NonAdjacentReducedAxesReadWholeVectorsOfTheirRuns) {
+  // 512 x 256 x 1,024 over axes 0 and 2: 256 results, each 512 runs of 1,024 contiguous elements
+  // (262,144 apart). Every run starts on a 16-byte boundary for any element size.
+  const AxisView v = canon(Layout::contiguous({512, 256, 1024}), axis_mask({0, 2}));
+  ASSERT_EQ(plan_path(v), AxisPath::strided);
+  ASSERT_EQ(v.reduced_rank, 2);
+  EXPECT_TRUE(reads_reduced_major(v));
+  EXPECT_EQ(reduced_vector_width(v, 4, true), 4u);
+  EXPECT_EQ(reduced_vector_width(v, 2, true), 8u);
+  EXPECT_EQ(reduced_vector_width(v, 8, true), 2u);
+  EXPECT_EQ(reduced_vector_width(v, 4, false), 1u);  // a misaligned base: element loads
+  const AxisKernelShape s = plan_strided(v, 660, kCapacity * 4, kGroups, 1, 4);
+  EXPECT_TRUE(s.reduced_major);
+  EXPECT_EQ(s.reduced_width, 4u);
+  EXPECT_EQ(s.steps, 512u * 1024 / 4);
+  EXPECT_EQ(s.lanes, 256u);
+  EXPECT_EQ(s.columns, 1u);
+  EXPECT_EQ(s.grid, 256u);
+  EXPECT_EQ(s.splits, 2u);  // at most one wave: 660 / 256 blocks
+  EXPECT_EQ(s.chunk, s.steps / 2);
+  // The kernel's view counts the inner axis in vectors, four elements apart.
+  const AxisView runs = vector_runs_view(v, 4);
+  EXPECT_EQ(runs.reduced_sizes[0], 512);
+  EXPECT_EQ(runs.reduced_in[0], 262144);
+  EXPECT_EQ(runs.reduced_sizes[1], 256);
+  EXPECT_EQ(runs.reduced_in[1], 4);
+  EXPECT_EQ(runs.reduced, v.reduced);  // the count the results divide by stays the elements'
+  EXPECT_EQ(vector_runs_view(v, 1).reduced_sizes[1], 1024);
+
+  // BatchNorm's axes of NCHW (0, 2, 3): H and W merge into one run of 4,096.
+  const AxisView nchw = canon(Layout::contiguous({32, 256, 64, 64}), axis_mask({0, 2, 3}));
+  ASSERT_EQ(nchw.reduced_rank, 2);
+  EXPECT_EQ(nchw.reduced_sizes[1], 4096);
+  EXPECT_EQ(reduced_vector_width(nchw, 4, true), 4u);
+
+  // Runs that are not whole vectors, or start off a 16-byte boundary: element loads.
+  EXPECT_EQ(reduced_vector_width(canon(Layout::contiguous({8, 16, 1022}), axis_mask({0, 2})), 4,
+                                 true),
+            1u);
+  EXPECT_EQ(reduced_vector_width(
+                canon(Layout::strided({8, 16, 64}, {1030, 64, 1}), axis_mask({0, 2})), 4, true),
+            1u);  // the outer stride 1,030 is no multiple of 4
+  EXPECT_EQ(reduced_vector_width(
+                canon(Layout::strided({8, 16, 64}, {1024, 66, 1}), axis_mask({0, 2})), 4, true),
+            1u);  // the kept stride 66 is none either
+  EXPECT_EQ(reduced_vector_width(canon(Layout::contiguous({8, 16, 64}), axis_mask({0, 2})), 8,
+                                 true),
+            2u);
+  // Columns are not read reduced-major: the plan ignores a run width there.
+  const AxisView columns = canon(Layout::contiguous({4096, 64}), axis_mask({0}));
+  EXPECT_FALSE(reads_reduced_major(columns));
+  const AxisKernelShape c = plan_strided(columns, kResident, kCapacity, kGroups, 1, 4);
+  EXPECT_EQ(c.reduced_width, 1u);
+  EXPECT_EQ(c.steps, 4096u);
+}
+
+TEST(AxisPlan, RowsThatDoNotMergeReadVectorsWhenAligned) {
+  // x[:, :, :48] of an 8 x 16 x 64 array, reducing the last axis: 12 vectors of f32 per row.
+  const AxisView v = canon(Layout::strided({8, 16, 48}, {1024, 64, 1}), axis_mask({2}));
+  ASSERT_EQ(reduced_vector_width(v, 4, true), 4u);
+  const AxisKernelShape s = plan_strided(v, kResident, kCapacity, kGroups, 1, 4);
+  EXPECT_TRUE(s.reduced_major);
+  EXPECT_EQ(s.steps, 12u);
+  EXPECT_EQ(s.lanes, 16u);
+  EXPECT_EQ(s.columns, 16u);
+}
+
 TEST(AxisPlan, ZeroSizes) {
   // A kept axis of size 0: no results, nothing read.
   const AxisView none = canon(Layout::contiguous({0, 5}), axis_mask({1}));

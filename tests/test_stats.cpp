@@ -527,7 +527,11 @@ TYPED_TEST(SegmentedStatistics, AlongAxes) {
   check_axes<T>({4096, 64}, 0b01);        // columns, vector columns
   check_axes<T>({50001, 3}, 0b01);        // few columns, split along the reduced axis
   check_axes<T>({20, 30, 41}, 0b010);     // a middle axis
-  check_axes<T>({9, 30, 40}, 0b101);      // two reduced axes that do not merge
+  check_axes<T>({9, 30, 40}, 0b101);      // two reduced axes that do not merge: vector runs
+  check_axes<T>({64, 5, 2048}, 0b101);    // the same, split over blocks
+  check_axes<T>({4, 6, 8, 16}, 0b1101);   // NCHW over N, H and W
+  check_axes<T>({3, 4, 5, 2, 16}, 0b10101);  // three reduced axes that do not merge
+  check_axes<T>({9, 30, 42}, 0b101);      // runs of no whole vectors: element loads
   check_axes<T>({6, 0, 5}, 0b010);        // a zero-size reduced axis: every result is empty
 }
 

@@ -426,13 +426,29 @@ std::vector<Measurement> run_strided(const SuiteConfig& config, const AxisShape&
   const std::size_t n = shape.elements();
   const std::size_t count = shape.results();
   const AxisWalk walk = shape.walk();
-  if (is_statistic(config.op))
-    throw Error(ErrorCode::invalid_argument,
-                "the benchmark checks statistics along rows and segments; " + shape.text() +
-                    " over axes " + shape.axes_text() + " is not rows (the tests cover it)");
+  const bool statistic = is_statistic(config.op);
   const Inputs<T> in(config, n, device);
-  const SegmentChecks<T> refs = core_checks(
-      axis_reference(config.op, in.hx.data(), in.host_y(), shape.layout(), shape.mask));
+  SegmentChecks<T> refs;
+  if (statistic) {
+    // Each result's elements gathered in row-major order of the reduced axes, then checked as
+    // the segments of that copy (BatchNorm's var over N, H and W, for one).
+    const Layout layout = shape.layout();
+    const std::vector<std::int64_t> kept = axis_offsets(layout, ~shape.mask & all_axes(layout.rank));
+    const std::vector<std::int64_t> reduced = axis_offsets(layout, shape.mask);
+    std::vector<T> gathered(kept.size() * reduced.size());
+    std::vector<std::int64_t> offsets(kept.size() + 1);
+    for (std::size_t k = 0; k < kept.size(); ++k) {
+      offsets[k] = static_cast<std::int64_t>(k * reduced.size());
+      T* to = gathered.data() + k * reduced.size();
+      for (std::size_t r = 0; r < reduced.size(); ++r)
+        to[r] = in.hx[static_cast<std::size_t>(kept[k] + reduced[r])];
+    }
+    offsets[kept.size()] = static_cast<std::int64_t>(gathered.size());
+    refs = statistic_checks(config.reduction(), gathered.data(), offsets);
+  } else {
+    refs = core_checks(
+        axis_reference(config.op, in.hx.data(), in.host_y(), shape.layout(), shape.mask));
+  }
 
   Measurement row = problem_row(config, n, count, 0.0);
   row.shape = shape.text();
@@ -441,9 +457,10 @@ std::vector<Measurement> run_strided(const SuiteConfig& config, const AxisShape&
 
   std::vector<SegmentedCandidate> candidates;
   std::vector<Measurement> rows;
-  add_cub(config, shape.reduced(), row,
-          [&] { return make_cub_strided_reduce(config.op, config.dtype, walk, count); },
-          candidates, rows);
+  if (!statistic)  // CUB's strided baseline reduces with a binary op: no statistics
+    add_cub(config, shape.reduced(), row,
+            [&] { return make_cub_strided_reduce(config.op, config.dtype, walk, count); },
+            candidates, rows);
   if (config.production)
     candidates.push_back(reduce_axes_candidate(config, shape, config.reduction()));
   check_then_time_all(config, in, refs, candidates, row, device, stream, progress, rows);

@@ -7,13 +7,15 @@
 //     neighbouring results, one 16-byte vector wide, when the columns are aligned: vector
 //     columns); a thread folds every lanes-th reduced index of its results, in increasing order
 //     (so argmin/argmax keep the first index with a strict comparison, as in the range agent),
-//     four loads in flight;
+//     four loads in flight; read reduced-major with aligned runs (vector runs), a thread's
+//     position is a 16-byte vector of neighbouring reduced indices instead of one;
 //   - the block's threads of a result combine through shared memory in a fixed tree;
 //   - with `splits` > 1, gridDim.y blocks share the block's results along the reduced axes:
 //     each stores a partial per result (store_partial, grid_step.cuh), takes a ticket, and the
 //     last one folds every result's partials in split order and writes the results.
 // Element offsets come from the canonical view: one multiply when the reduced axes merged into
-// one (kOneReduced), else a cursor over the reduced axes' digits (ReducedCursor).
+// one (kCursorRank 1), else a cursor over the reduced axes' digits (ReducedCursor): two of them
+// (the common case: an outer axis and a contiguous inner run) or up to kMaxRank.
 //
 // Order of operations: fixed by the view and the plan (which depends on the shape and the GPU
 // model), so a call repeats bitwise on the same GPU model.
@@ -21,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cuda/atomic>
+#include <type_traits>
 
 #include "common/kernel_launch.cuh"
 #include "common/resident_grid.cuh"
@@ -49,15 +52,19 @@ struct AxisArgs {
 //! into one: r's digits over the canonical reduced axes (innermost last), advanced by step's
 //! digits with a carry, so an index costs a few adds per axis instead of a 64-bit divide per axis
 //! (512 x 256 x 1,024 over axes 0 and 2 read at 780 GB/s with the divides, session 6).
+//! kRank: the most reduced axes the view may have (2, or kMaxRank): a cursor of 8 digits holds
+//! 32 registers whether or not they are used, and took the vector runs kernel of f32 sum to 80
+//! registers (3 blocks per SM) where two digits need 8.
+template <int kRank>
 struct ReducedCursor {
-  std::uint64_t digit[kMaxRank];
-  std::uint64_t step[kMaxRank];
+  std::uint64_t digit[kRank];
+  std::uint64_t step[kRank];
   std::int64_t offset;
 
   __device__ __forceinline__ void start(const AxisView& v, std::uint64_t r, std::uint64_t by) {
     offset = 0;
 #pragma unroll
-    for (int i = kMaxRank - 1; i >= 0; --i) {
+    for (int i = kRank - 1; i >= 0; --i) {
       digit[i] = 0;
       step[i] = 0;
       if (i < v.reduced_rank) {
@@ -74,7 +81,7 @@ struct ReducedCursor {
   __device__ __forceinline__ void advance(const AxisView& v) {
     std::uint64_t carry = 0;
 #pragma unroll
-    for (int i = kMaxRank - 1; i >= 0; --i) {
+    for (int i = kRank - 1; i >= 0; --i) {
       if (i < v.reduced_rank) {
         const auto size = static_cast<std::uint64_t>(v.reduced_sizes[i]);
         std::uint64_t d = digit[i] + step[i] + carry;  // < 2 size: digit, step < size
@@ -107,10 +114,20 @@ __device__ __forceinline__ void result_offsets(const AxisView& v, std::uint64_t 
   }
 }
 
+//! argmin/argmax: ArgTraits::finish finds a vector's winner by reading the vector again at
+//! x + index, which holds where the index is the element's offset; along several axes it is not,
+//! so vector runs find the winner in the registers instead (update_vector_found).
+template <class Traits>
+struct is_arg_traits : std::false_type {};
+template <class T, bool kIsMin>
+struct is_arg_traits<ArgTraits<T, kIsMin>> : std::true_type {};
+
 //! kWidth == 1: one result per thread, element loads. kWidth == 16 / sizeof(T) (vector columns,
 //! axis_plan.hpp: vector_columns_width): `kWidth` neighbouring results per thread, one 16-byte
-//! load per reduced index covering all of them.
-template <class Traits, bool kOneReduced, int kWidth>
+//! load per reduced index covering all of them. kRunWidth == 16 / sizeof(T) (vector runs,
+//! reduced_vector_width; the args' view from vector_runs_view): one result per thread, one
+//! 16-byte load per position covering kRunWidth neighbouring reduced indices.
+template <class Traits, int kCursorRank, int kWidth, int kRunWidth = 1>
 __global__ void __launch_bounds__(kAxisBlock) axis_kernel(AxisArgs<typename Traits::Elem> a) {
   using T = typename Traits::Elem;
   using Acc = typename Traits::Acc;
@@ -118,6 +135,9 @@ __global__ void __launch_bounds__(kAxisBlock) axis_kernel(AxisArgs<typename Trai
   constexpr bool kDot = Traits::kArrays == 2;
   constexpr int kInFlight = 4;
   static_assert(kWidth == 1 || kWidth == Vec::kCount, "a thread reads one element or one vector");
+  static_assert(kRunWidth == 1 || (kRunWidth == Vec::kCount && kWidth == 1),
+                "vector runs read one result's vector, never several results'");
+  constexpr int kLoad = kWidth * kRunWidth;  // elements per load
   __shared__ Acc slots[kAxisBlock];
   __shared__ bool is_last;
   const AxisView& v = a.view;
@@ -129,7 +149,7 @@ __global__ void __launch_bounds__(kAxisBlock) axis_kernel(AxisArgs<typename Trai
   const unsigned lane_step = a.shape.reduced_major ? 1 : columns;  // slot distance of lane + 1
   const std::uint64_t r_begin = static_cast<std::uint64_t>(blockIdx.y) * a.shape.chunk;
   const std::uint64_t r_end =
-      r_begin + a.shape.chunk < v.reduced ? r_begin + a.shape.chunk : v.reduced;
+      r_begin + a.shape.chunk < a.shape.steps ? r_begin + a.shape.chunk : a.shape.steps;
   const T* __restrict__ x = a.x;
   const T* __restrict__ y = a.y;
   // Results per block pass: columns x kWidth; this thread's first is (first + column) x kWidth.
@@ -150,48 +170,76 @@ __global__ void __launch_bounds__(kAxisBlock) axis_kernel(AxisArgs<typename Trai
       result_offsets(v, g * kWidth, in, out);
       // The thread's reduced indices come in increasing order, lanes apart: with several
       // reduced axes a cursor follows them.
-      ReducedCursor cursor;
-      if constexpr (!kOneReduced) cursor.start(v, r_begin + lane, lanes);
-      // Reads reduced index r (the cursor's, with several axes): kWidth elements of x (and y).
-      auto load = [&](std::uint64_t r, T (&xs)[kWidth], T (&ys)[kWidth]) {
+      ReducedCursor<kCursorRank> cursor;
+      if constexpr (kCursorRank > 1) cursor.start(v, r_begin + lane, lanes);
+      // Reads position r (the cursor's, with several axes): kLoad elements of x (and y).
+      auto load = [&](std::uint64_t r, T (&xs)[kLoad], T (&ys)[kLoad]) {
         std::int64_t at = in;
-        if constexpr (kOneReduced) {
+        if constexpr (kCursorRank == 1) {
           at += static_cast<std::int64_t>(r) * v.reduced_in[0];
         } else {
           at += cursor.offset;
           cursor.advance(v);
         }
-        if constexpr (kWidth == 1) {
+        if constexpr (kLoad == 1) {
           xs[0] = x[at];
           ys[0] = kDot ? y[at] : T{};
         } else {
           const Vec vx = Vec::from(device::load16<device::LoadHint::plain>(x + at));
 #pragma unroll
-          for (int j = 0; j < kWidth; ++j) xs[j] = vx.element[j];
+          for (int j = 0; j < kLoad; ++j) xs[j] = vx.element[j];
           if constexpr (kDot) {
             const Vec vy = Vec::from(device::load16<device::LoadHint::plain>(y + at));
 #pragma unroll
-            for (int j = 0; j < kWidth; ++j) ys[j] = vy.element[j];
+            for (int j = 0; j < kLoad; ++j) ys[j] = vy.element[j];
           }
+        }
+      };
+      // Folds position r's elements: kWidth results' elements of reduced index r, or (vector
+      // runs) one result's reduced indices r x kRunWidth ...
+      auto fold = [&](std::uint64_t r, const T (&xs)[kLoad], const T (&ys)[kLoad]) {
+        if constexpr (kRunWidth > 1) {
+          const std::uint64_t first = r * kRunWidth;
+          if constexpr (is_arg_traits<Traits>::value) {
+            Traits::update_vector_found(state[0], xs, first);
+          } else {
+            Traits::update_vector(state[0], xs, ys, first);
+          }
+        } else {
+#pragma unroll
+          for (int j = 0; j < kWidth; ++j) Traits::update(state[j], xs[j], ys[j], r);
         }
       };
       std::uint64_t r = r_begin + lane;
       for (; r + (kInFlight - 1) * lanes < r_end; r += kInFlight * lanes) {
-        T xs[kInFlight][kWidth];
-        T ys[kInFlight][kWidth];
+        T xs[kInFlight][kLoad];
+        T ys[kInFlight][kLoad];
 #pragma unroll
         for (int k = 0; k < kInFlight; ++k) load(r + k * lanes, xs[k], ys[k]);
+        if constexpr (kRunWidth > 1 && folds_tiles<Traits>::value) {
+          // var's and logsumexp's vector runs: the loads' vectors in update_vectors calls of up
+          // to 16 elements, one merge each, as the segmented reduce's lanes do (agent.cuh). A
+          // thread's tiles come before its single vectors, as MomentsTraits needs.
+          constexpr int kFold = 16 / kRunWidth < kInFlight ? 16 / kRunWidth : kInFlight;
 #pragma unroll
-        for (int k = 0; k < kInFlight; ++k)
+          for (int g = 0; g < kInFlight; g += kFold) {
+            T tile[kFold][kRunWidth];
 #pragma unroll
-          for (int j = 0; j < kWidth; ++j) Traits::update(state[j], xs[k][j], ys[k][j], r + k * lanes);
+            for (int k = 0; k < kFold; ++k)
+#pragma unroll
+              for (int j = 0; j < kRunWidth; ++j) tile[k][j] = xs[g + k][j];
+            Traits::update_vectors(state[0], tile);
+          }
+        } else {
+#pragma unroll
+          for (int k = 0; k < kInFlight; ++k) fold(r + k * lanes, xs[k], ys[k]);
+        }
       }
       for (; r < r_end; r += lanes) {
-        T xs[kWidth];
-        T ys[kWidth];
+        T xs[kLoad];
+        T ys[kLoad];
         load(r, xs, ys);
-#pragma unroll
-        for (int j = 0; j < kWidth; ++j) Traits::update(state[j], xs[j], ys[j], r);
+        fold(r, xs, ys);
       }
     }
     // Each of the thread's results in turn: its lanes meet in shared memory in a fixed tree,
@@ -286,7 +334,7 @@ __global__ void __launch_bounds__(kAxisBlock) axis_kernel(AxisArgs<typename Trai
   }
 }
 
-template <class Traits, bool kOneReduced, int kWidth>
+template <class Traits, int kCursorRank, int kWidth, int kRunWidth = 1>
 struct AxisKernelTag {};
 
 template <class T>
@@ -296,26 +344,40 @@ void launch_axes(const Reduction& r, const T* x, const T* y, const AxisView& vie
     using Traits = typename decltype(traits)::type;
     constexpr int kVector = device::Vec16<T>::kCount;
     auto aligned = [](const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15) == 0; };
-    const unsigned width = vector_columns_width(
-        view, sizeof(T), aligned(x) && (Traits::kArrays == 1 || aligned(y)));
-    auto launch = [&](auto kernel, auto tag, unsigned vector_width) {
+    const bool x_aligned = aligned(x) && (Traits::kArrays == 1 || aligned(y));
+    const unsigned width = vector_columns_width(view, sizeof(T), x_aligned);
+    const unsigned runs =
+        reads_reduced_major(view) ? reduced_vector_width(view, sizeof(T), x_aligned) : 1;
+    auto launch = [&](auto kernel, auto tag, unsigned vector_width, unsigned run_width) {
       using Tag = decltype(tag);
       const unsigned resident = resident_grid<Tag>(kernel, kAxisBlock, ws.device);
       const std::uint64_t capacity = kPartialSlots * kPartialBytes / sizeof(typename Traits::Acc);
-      const AxisKernelShape shape = plan_strided(view, resident, capacity, kMaxGrid, vector_width);
-      const AxisArgs<T> args{x,     y, view, shape, d_out, ws.d_partials, ws.d_group_counters,
-                             finish_of(r)};
+      const AxisKernelShape shape =
+          plan_strided(view, resident, capacity, kMaxGrid, vector_width, run_width);
+      const AxisArgs<T> args{x,     y,       vector_runs_view(view, shape.reduced_width),
+                             shape, d_out,   ws.d_partials,
+                             ws.d_group_counters, finish_of(r)};
       launch_kernel<Tag>(kernel, dim3(shape.grid, shape.splits), kAxisBlock, stream, ws.device,
                          "launch of reducelab axis_kernel", args);
     };
+    // Kernels by the reduced axes' count (1: a multiply; 2: a two-digit cursor; more: eight
+    // digits) and the loads (elements, vector columns, vector runs).
     if (view.reduced_rank <= 1) {
       if (width > 1) {
-        launch(axis_kernel<Traits, true, kVector>, AxisKernelTag<Traits, true, kVector>{}, width);
+        launch(axis_kernel<Traits, 1, kVector>, AxisKernelTag<Traits, 1, kVector>{}, width, 1);
+      } else if (runs > 1) {
+        launch(axis_kernel<Traits, 1, 1, kVector>, AxisKernelTag<Traits, 1, 1, kVector>{}, 1,
+               runs);
       } else {
-        launch(axis_kernel<Traits, true, 1>, AxisKernelTag<Traits, true, 1>{}, 1);
+        launch(axis_kernel<Traits, 1, 1>, AxisKernelTag<Traits, 1, 1>{}, 1, 1);
       }
+    } else if (runs > 1 && view.reduced_rank == 2) {
+      launch(axis_kernel<Traits, 2, 1, kVector>, AxisKernelTag<Traits, 2, 1, kVector>{}, 1, runs);
+    } else if (runs > 1) {
+      launch(axis_kernel<Traits, kMaxRank, 1, kVector>,
+             AxisKernelTag<Traits, kMaxRank, 1, kVector>{}, 1, runs);
     } else {
-      launch(axis_kernel<Traits, false, 1>, AxisKernelTag<Traits, false, 1>{}, 1);
+      launch(axis_kernel<Traits, kMaxRank, 1>, AxisKernelTag<Traits, kMaxRank, 1>{}, 1, 1);
     }
   });
 }

@@ -103,22 +103,44 @@ struct AxisKernelShape {
   unsigned width = 1;
   unsigned lanes = kAxisBlock;  //!< threads per result
   unsigned splits = 1;          //!< blocks along the reduced axes (gridDim.y)
-  std::uint64_t chunk = 0;      //!< reduced indices per split (the last may have fewer)
+  //! Reduced elements per load along the reduced axes: 1, or a 16-byte vector's elements when a
+  //! reduced-major view's runs are aligned (vector runs, reduced_vector_width): a thread's
+  //! positions are then vectors of `reduced_width` neighbouring reduced indices.
+  unsigned reduced_width = 1;
+  std::uint64_t steps = 0;      //!< reduced positions per result: view.reduced / reduced_width
+  std::uint64_t chunk = 0;      //!< reduced positions per split (the last may have fewer)
   unsigned grid = 1;            //!< gridDim.x: result blocks (a grid-stride loop past it)
 };
+
+//! Whether the strided kernel reads `view` reduced-major: the innermost reduced axis is
+//! contiguous and the innermost kept axis is not (rows that do not merge into one fixed pitch,
+//! non-adjacent reduced axes such as 0 and 2 of a 3-D tensor, BatchNorm's N, H, W of NCHW).
+bool reads_reduced_major(const AxisView& view);
 
 //! `resident_blocks`: blocks of axis_kernel the GPU holds at once; `partial_capacity`: partials
 //! (of the op's accumulator) the workspace holds; `max_groups`: its group counters. `vector_width`:
 //! results one 16-byte load may cover (16 / element size) when the view allows it
-//! (vector_columns_width), else 1.
+//! (vector_columns_width), else 1; `reduced_width`: reduced elements one load may cover
+//! (reduced_vector_width), else 1, used when the view is read reduced-major.
 AxisKernelShape plan_strided(const AxisView& view, unsigned resident_blocks,
                              std::uint64_t partial_capacity, unsigned max_groups,
-                             unsigned vector_width = 1);
+                             unsigned vector_width = 1, unsigned reduced_width = 1);
 
 //! 16 / element_bytes when every group of that many neighbouring results starts on a 16-byte
 //! boundary of x (and y) and the innermost kept axis is contiguous and a multiple of it long, so
 //! axis_kernel may read `width` columns with one load; else 1. `x_aligned`: the base pointers
 //! (x, and y for dot) are 16-byte aligned.
 unsigned vector_columns_width(const AxisView& view, std::size_t element_bytes, bool x_aligned);
+
+//! 16 / element_bytes when a result's reduced elements are runs of whole aligned 16-byte
+//! vectors: the innermost reduced axis is contiguous and a multiple of that many long, and every
+//! other stride (reduced and kept) is a multiple of it, so every run of every result starts on a
+//! 16-byte boundary of x (and y); else 1. `x_aligned` as for vector_columns_width.
+unsigned reduced_vector_width(const AxisView& view, std::size_t element_bytes, bool x_aligned);
+
+//! The view axis_kernel walks when a load covers `reduced_width` reduced elements: the innermost
+//! reduced axis counted in vectors (its size divided by reduced_width, its stride reduced_width
+//! elements), everything else, `reduced` included, as in `view`.
+AxisView vector_runs_view(const AxisView& view, unsigned reduced_width);
 
 }  // namespace reducelab::detail

@@ -300,6 +300,30 @@ struct ArgTraits {
       s.in_vector = true;
     }
   }
+  //! update_vector where `first_index` is not the vector's offset from the x that finish() is
+  //! given (the axis kernel's vector runs, whose index is the flat one over several axes): a
+  //! vector that wins has its first element equal to the extremum found at once, from the
+  //! registers, as finish() would, so the state never holds a vector. Only a winning vector
+  //! (rare after the first few) pays for the search.
+  __device__ static void update_vector_found(State& s, const T (&x)[kCount],
+                                             std::size_t first_index) {
+    const V best = vector_extremum<Extremum>(x);
+    if (better(best, s.value) || s.index == kNoIndex) {
+      int position = kCount - 1;
+      T chosen = x[kCount - 1];
+#pragma unroll
+      for (int j = kCount - 1; j >= 0; --j) {
+        const V v = widen<V>(x[j]);
+        if (v == best || (is_nan(v) && is_nan(best))) {
+          position = j;
+          chosen = x[j];
+        }
+      }
+      s.value = widen_exact<V>(chosen);
+      s.index = static_cast<std::int64_t>(first_index) + position;
+      s.in_vector = false;
+    }
+  }
   // `x` is the input: the winning vector starts at x + s.index, 16-byte aligned. The value
   // returned is the element found there, so the result's value has the bits of the element at
   // its index (with +0 and -0 tied, or NaNs of other payloads, the vector's extremum may not).
