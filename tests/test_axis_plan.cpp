@@ -230,6 +230,31 @@ TEST(AxisPlan, NonAdjacentReducedAxesReadWholeVectorsOfTheirRuns) {
   EXPECT_EQ(c.steps, 4096u);
 }
 
+TEST(AxisPlan, ManyResultsTakeFewerLanesToFitOneWave) {
+  // The middle axis of 512 x 256 x 1,024: 131,072 groups of 4 columns, 256 rows. 8 lanes would
+  // be 4,096 blocks; one lane per group is 512, within the 660 an H200 holds.
+  const AxisView mid = canon(Layout::contiguous({512, 256, 1024}), axis_mask({1}));
+  const AxisKernelShape m = plan_strided(mid, 660, kCapacity, kGroups, 4);
+  EXPECT_EQ(m.lanes, 1u);
+  EXPECT_EQ(m.columns, 256u);
+  EXPECT_EQ(m.grid, 512u);
+  EXPECT_EQ(m.splits, 1u);
+  // 512 x 262,144 over axis 0: 2 lanes, 512 blocks.
+  const AxisView wide = canon(Layout::contiguous({512, 262144}), axis_mask({0}));
+  const AxisKernelShape w = plan_strided(wide, 660, kCapacity, kGroups, 4);
+  EXPECT_EQ(w.lanes, 2u);
+  EXPECT_EQ(w.grid, 512u);
+  // 32 x 4,194,304: even one lane needs 4,096 blocks; the short-columns rule's 2 lanes stay.
+  const AxisView tall = canon(Layout::contiguous({32, 4194304}), axis_mask({0}));
+  const AxisKernelShape t = plan_strided(tall, 660, kCapacity, kGroups, 4);
+  EXPECT_EQ(t.lanes, 2u);
+  // Fewer blocks than the GPU holds: unchanged, the reduced axis is split instead.
+  const AxisView few = canon(Layout::contiguous({32768, 4096}), axis_mask({0}));
+  const AxisKernelShape f = plan_strided(few, 660, kCapacity, kGroups, 4);
+  EXPECT_EQ(f.lanes, 8u);
+  EXPECT_GT(f.splits, 1u);
+}
+
 TEST(AxisPlan, RowsThatDoNotMergeReadVectorsWhenAligned) {
   // x[:, :, :48] of an 8 x 16 x 64 array, reducing the last axis: 12 vectors of f32 per row.
   const AxisView v = canon(Layout::strided({8, 16, 48}, {1024, 64, 1}), axis_mask({2}));
