@@ -230,6 +230,17 @@ __global__ void __launch_bounds__(kAxisBlock) axis_kernel(AxisArgs<typename Trai
               for (int j = 0; j < kRunWidth; ++j) tile[k][j] = xs[g + k][j];
             Traits::update_vectors(state[0], tile);
           }
+        } else if constexpr (folds_tiles<Traits>::value) {
+          // The same for elements: each result's kInFlight elements of this step (one per load)
+          // in one update_vectors call, one merge per four elements instead of a Welford step
+          // (a reciprocal) per element.
+#pragma unroll
+          for (int j = 0; j < kWidth; ++j) {
+            T tile[1][kInFlight];
+#pragma unroll
+            for (int k = 0; k < kInFlight; ++k) tile[0][k] = xs[k][j];
+            Traits::update_vectors(state[j], tile);
+          }
         } else {
 #pragma unroll
           for (int k = 0; k < kInFlight; ++k) fold(r + k * lanes, xs[k], ys[k]);
