@@ -575,7 +575,8 @@ TYPED_TEST(AxisNaN, OnlyTheResultsWithNaN) {
       {view_of({5, 7000}, ViewKind::contiguous), 3},
       // Axes 0 and 2 with runs of whole vectors: element loads (the base 3 elements off), then
       // vector runs (aligned).
-      {view_of({16, 9, 64}, ViewKind::contiguous), 5}, {view_of({16, 9, 64}, ViewKind::contiguous), 5}};
+      {view_of({16, 9, 64}, ViewKind::contiguous), 5},
+      {view_of({16, 9, 64}, ViewKind::contiguous), 5}};
   std::size_t turn = 0;
   for (const auto& [view, axes] : cases) {
     Inputs<T> in = make_inputs<T>(view, kSeed + 600 + turn, Distribution::uniform, turn % 4, 0);

@@ -142,6 +142,14 @@ TEST(AxisPlan, TwoColumnsSplitAsFarAsTheWorkAllows) {
   // And never more partials than the workspace holds.
   const AxisKernelShape u = plan_strided(v, kResident, 100, kGroups);
   EXPECT_EQ(u.splits, 50u);
+  // 128 columns: one block of 128 results, folded by 2 threads each, so at most 2 x
+  // kAxisMaxFoldBytes of partials per thread whatever the GPU and the workspace hold: var's
+  // 20-byte partials 2 x 102 splits, a float sum's as many as the GPU holds.
+  const AxisView wide = canon(Layout::contiguous({1 << 20, 128}), axis_mask({0}));
+  const AxisKernelShape w = plan_strided(wide, 528, 1 << 20, kGroups, 4, 1, 20);
+  EXPECT_EQ(w.grid, 1u);
+  EXPECT_EQ(w.splits, 2 * (kAxisMaxFoldBytes / 20));
+  EXPECT_EQ(plan_strided(wide, 660, 1 << 20, kGroups, 4, 1, 4).splits, 660u);
 }
 
 TEST(AxisPlan, AMiddleAxisKeepsTwoAxesAndReadsAlongTheInnerOne) {

@@ -53,7 +53,7 @@
 //!
 //! Streams and threads: no temporary storage is passed. The library owns a small workspace per
 //! (device, stream), created on first use and kept until release_workspace(stream) or
-//! release_workspaces() frees it (164 KB of device memory and 16 bytes of pinned host memory
+//! release_workspaces() frees it (about 2.1 MB of device memory and 16 bytes of pinned host memory
 //! each, so a program that creates many short-lived streams should release each before
 //! destroying it). Calls on different streams and from different host threads may run at the
 //! same time; calls on one stream share its workspace, in stream order.

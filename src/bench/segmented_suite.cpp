@@ -433,7 +433,8 @@ std::vector<Measurement> run_strided(const SuiteConfig& config, const AxisShape&
     // Each result's elements gathered in row-major order of the reduced axes, then checked as
     // the segments of that copy (BatchNorm's var over N, H and W, for one).
     const Layout layout = shape.layout();
-    const std::vector<std::int64_t> kept = axis_offsets(layout, ~shape.mask & all_axes(layout.rank));
+    const AxisMask kept_axes = ~shape.mask & all_axes(layout.rank);
+    const std::vector<std::int64_t> kept = axis_offsets(layout, kept_axes);
     const std::vector<std::int64_t> reduced = axis_offsets(layout, shape.mask);
     std::vector<T> gathered(kept.size() * reduced.size());
     std::vector<std::int64_t> offsets(kept.size() + 1);

@@ -362,9 +362,10 @@ void launch_axes(const Reduction& r, const T* x, const T* y, const AxisView& vie
     auto launch = [&](auto kernel, auto tag, unsigned vector_width, unsigned run_width) {
       using Tag = decltype(tag);
       const unsigned resident = resident_grid<Tag>(kernel, kAxisBlock, ws.device);
-      const std::uint64_t capacity = kPartialSlots * kPartialBytes / sizeof(typename Traits::Acc);
+      const std::uint64_t capacity = kAxisPartialBytes / sizeof(typename Traits::Acc);
       const AxisKernelShape shape =
-          plan_strided(view, resident, capacity, kMaxGrid, vector_width, run_width);
+          plan_strided(view, resident, capacity, kMaxGrid, vector_width, run_width,
+                       sizeof(typename Traits::Acc));
       const AxisArgs<T> args{x,     y,       vector_runs_view(view, shape.reduced_width),
                              shape, d_out,   ws.d_partials,
                              ws.d_group_counters, finish_of(r)};

@@ -219,7 +219,8 @@ bool reads_reduced_major(const AxisView& view) {
 
 AxisKernelShape plan_strided(const AxisView& view, unsigned resident_blocks,
                              std::uint64_t partial_capacity, unsigned max_groups,
-                             unsigned vector_width, unsigned reduced_width) {
+                             unsigned vector_width, unsigned reduced_width,
+                             std::size_t acc_bytes) {
   auto pow2_at_least = [](std::uint64_t value, unsigned cap) {
     unsigned p = 1;
     while (p < value && p < cap) p *= 2;
@@ -287,8 +288,10 @@ AxisKernelShape plan_strided(const AxisView& view, unsigned resident_blocks,
     const std::uint64_t by_fill = resident / blocks;
     const std::uint64_t by_work = shape.steps / (std::uint64_t{shape.lanes} * kAxisMinPerThread);
     const std::uint64_t by_room = partial_capacity / (blocks * per_block);
+    const std::uint64_t by_fold =
+        kAxisBlock / per_block * std::max<std::uint64_t>(1, kAxisMaxFoldBytes / acc_bytes);
     const std::uint64_t splits =
-        std::min({by_fill, by_work, by_room, std::uint64_t{65535}});
+        std::min({by_fill, by_work, by_room, by_fold, std::uint64_t{65535}});
     shape.splits = static_cast<unsigned>(std::max<std::uint64_t>(1, splits));
   }
   shape.chunk = (shape.steps + shape.splits - 1) / shape.splits;

@@ -52,6 +52,13 @@ inline constexpr unsigned kAxisColumns = 32;
 //! A split along the reduced axes must leave every thread at least this many elements: below,
 //! the partials' store, ticket and fold cost more than the loads they spread.
 inline constexpr std::uint64_t kAxisMinPerThread = 16;
+//! Bytes of partials a thread of the last split block folds, at most (the team of a result is
+//! kAxisBlock / its block's results): the fold issues 8 loads at a time, each batch an L2 round
+//! trip after the last, and wider accumulators cost more per merge. 128 columns (one block of
+//! 128 results, 2 threads each) measured on the H200 (session 15): var's 20-byte partials took
+//! 257 us at 528 splits (264 per thread), 199..202 at 256, 208 at 204; f32 sum 157 us at 660
+//! splits (330 per thread) but 165 at 256. 2,048 bytes allows both their faster settings.
+inline constexpr std::uint64_t kAxisMaxFoldBytes = 2048;
 
 // ---- canonical form -------------------------------------------------------------------------
 
@@ -121,10 +128,12 @@ bool reads_reduced_major(const AxisView& view);
 //! (of the op's accumulator) the workspace holds; `max_groups`: its group counters. `vector_width`:
 //! results one 16-byte load may cover (16 / element size) when the view allows it
 //! (vector_columns_width), else 1; `reduced_width`: reduced elements one load may cover
-//! (reduced_vector_width), else 1, used when the view is read reduced-major.
+//! (reduced_vector_width), else 1, used when the view is read reduced-major; `acc_bytes`: the
+//! size of a partial (the op's accumulator), for the fold's bound (kAxisMaxFoldBytes).
 AxisKernelShape plan_strided(const AxisView& view, unsigned resident_blocks,
                              std::uint64_t partial_capacity, unsigned max_groups,
-                             unsigned vector_width = 1, unsigned reduced_width = 1);
+                             unsigned vector_width = 1, unsigned reduced_width = 1,
+                             std::size_t acc_bytes = 4);
 
 //! 16 / element_bytes when every group of that many neighbouring results starts on a 16-byte
 //! boundary of x (and y) and the innermost kept axis is contiguous and a multiple of it long, so

@@ -18,7 +18,7 @@ namespace {
 
 // The part that must be zero before a call: the header and the group counters.
 constexpr std::size_t kZeroedBytes = kHeaderBytes + kGroupCounterBytes;
-constexpr std::size_t kWorkspaceBytes = kZeroedBytes + kPartialSlots * kPartialBytes;
+constexpr std::size_t kWorkspaceBytes = kZeroedBytes + kAxisPartialBytes;
 constexpr std::size_t kResultBytes = 16;
 
 struct Workspace {

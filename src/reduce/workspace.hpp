@@ -22,9 +22,15 @@ inline constexpr unsigned kMaxGrid = 8192;
 inline constexpr std::size_t kPartialBytes = 16;
 //! The partials region holds this many 16-byte slots: kMaxGrid for the production reduce and the
 //! segmented reduce, all of them for the strided axis kernel, whose blocks that split a reduction
-//! keep one partial per result they compute (axis_plan.hpp). 512 KB per workspace.
+//! keep one partial per result they compute (axis_plan.hpp), up to kAxisPartialBytes.
 inline constexpr std::size_t kPartialSlots = 32768;
 static_assert(kPartialSlots >= kMaxGrid);
+//! The strided axis kernel's split partials (one per result per split) may fill this much of the
+//! partials region, 2 MB; every other user plans with kPartialSlots x kPartialBytes. With 512 KB,
+//! var's 20-byte partials limited 32,768 x 4,096 columns to 6 splits (192 blocks where the GPU
+//! holds 528): 210 us against sum's 128 (session 15, H200).
+inline constexpr std::size_t kAxisPartialBytes = 2 << 20;
+static_assert(kAxisPartialBytes >= kPartialSlots * kPartialBytes);
 //! The block counter, alone in its 128-byte line, then the segmented reduce's flags word in the
 //! next line.
 inline constexpr std::size_t kHeaderBytes = 256;
