@@ -300,6 +300,22 @@ struct ArgTraits {
       s.in_vector = true;
     }
   }
+  //! The first element of a vector equal to its extremum `best` (any NaN for a NaN), with the
+  //! bits of that element and its position in the vector: what finish() and
+  //! update_vector_found() look for in a winning vector.
+  __device__ static Acc first_equal(const T (&x)[kCount], V best) {
+    int position = kCount - 1;
+    T chosen = x[kCount - 1];
+#pragma unroll
+    for (int j = kCount - 1; j >= 0; --j) {
+      const V v = widen<V>(x[j]);
+      if (v == best || (is_nan(v) && is_nan(best))) {
+        position = j;
+        chosen = x[j];
+      }
+    }
+    return {widen_exact<V>(chosen), position};
+  }
   //! update_vector where `first_index` is not the vector's offset from the x that finish() is
   //! given (the axis kernel's vector runs, whose index is the flat one over several axes): a
   //! vector that wins has its first element equal to the extremum found at once, from the
@@ -309,18 +325,9 @@ struct ArgTraits {
                                              std::size_t first_index) {
     const V best = vector_extremum<Extremum>(x);
     if (better(best, s.value) || s.index == kNoIndex) {
-      int position = kCount - 1;
-      T chosen = x[kCount - 1];
-#pragma unroll
-      for (int j = kCount - 1; j >= 0; --j) {
-        const V v = widen<V>(x[j]);
-        if (v == best || (is_nan(v) && is_nan(best))) {
-          position = j;
-          chosen = x[j];
-        }
-      }
-      s.value = widen_exact<V>(chosen);
-      s.index = static_cast<std::int64_t>(first_index) + position;
+      const Acc found = first_equal(x, best);
+      s.value = found.value;
+      s.index = static_cast<std::int64_t>(first_index) + found.index;
       s.in_vector = false;
     }
   }
@@ -332,17 +339,8 @@ struct ArgTraits {
     T element[kCount];
     const uint4 raw = *reinterpret_cast<const uint4*>(x + s.index);
     memcpy(element, &raw, 16);
-    int position = kCount - 1;  // the first element equal to the vector's extremum
-    T chosen = element[kCount - 1];
-#pragma unroll
-    for (int j = kCount - 1; j >= 0; --j) {
-      const V v = widen<V>(element[j]);
-      if (v == s.value || (is_nan(v) && is_nan(s.value))) {
-        position = j;
-        chosen = element[j];
-      }
-    }
-    return {widen_exact<V>(chosen), s.index + position};
+    const Acc found = first_equal(element, s.value);
+    return {found.value, s.index + found.index};
   }
   __device__ static Out finalize(Acc acc) { return {narrow_exact<T>(acc.value), acc.index}; }
   // All 16 bytes, padding zeroed: results compare bitwise and no byte is left uninitialised.
