@@ -30,6 +30,20 @@ inline const std::string& no_gpu_reason() {
 //! commands' default, so a test and a bench row draw the same inputs.
 inline constexpr std::uint64_t kSeed = bench::kDefaultSeed;
 
+//! 32 x the warps the current GPU's SMs hold at most (at least 32,768): enough ragged segments
+//! that every resident warp of the segmented kernels takes a group of 32 on any GPU.
+inline std::size_t segments_for_full_groups() {
+  int device = 0;
+  int sms = 0;
+  int threads_per_sm = 0;
+  REDUCELAB_CUDA_CHECK(cudaGetDevice(&device));
+  REDUCELAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  REDUCELAB_CUDA_CHECK(
+      cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  const std::size_t warps_x32 = static_cast<std::size_t>(sms) * static_cast<std::size_t>(threads_per_sm);
+  return warps_x32 > 32768 ? warps_x32 : 32768;
+}
+
 class GpuTest : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -322,15 +322,7 @@ TYPED_TEST(SegmentRagged, HeavyTailedLengths) {
 // of 32 x the resident warps (every SM full of warps), so the groups form on any GPU.
 TYPED_TEST(SegmentRagged, GroupsOfShortOctetAndWarpSegments) {
   using T = TypeParam;
-  int device = 0;
-  int sms = 0;
-  int threads_per_sm = 0;
-  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
-  ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), cudaSuccess);
-  ASSERT_EQ(cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device),
-            cudaSuccess);
-  const std::size_t count =  // 32 x the warps the SMs hold
-      std::max<std::size_t>(static_cast<std::size_t>(sms) * threads_per_sm, 32768);
+  const std::size_t count = segments_for_full_groups();
   const std::size_t octet_max = kOctetSegmentBytes / sizeof(T);  // the first warp length
   const std::size_t t = kThreadSegmentMax;
   std::mt19937_64 random(kSeed + 13);
@@ -354,6 +346,52 @@ TYPED_TEST(SegmentRagged, GroupsOfShortOctetAndWarpSegments) {
   lengths[20000] = kBlockSegmentMin;  // long ones among them (long_segments_kernel)
   lengths[count / 2] = 3 * kBlockSegmentMin + 5;
   this->check_lengths(lengths, 1, kSeed + 13, "groups of short, octet and warp segments");
+}
+
+// Enough segments for groups of 32 on an aligned input: segment_runs_kernel reads each group's
+// short segments as runs of elements in rounds of whole vectors (for dot, and for sum, min and
+// max of 2-byte types: kRunsServe; the other ops take segment_teams_kernel's groups).
+// Lengths of 0..kCount + 1 elements (every start inside a 16-byte vector), tens, hundreds and
+// up to long_min - 1 (segments across lanes and rounds); groups of only empty segments, of one
+// element among empty ones, of 32 segments just below long_min (a run of ~500 rounds), and
+// long segments at a group's first lane, last lane, side by side and alone among short ones
+// (the runs between them). The input offset 1 of check_lengths takes segment_teams_kernel.
+TYPED_TEST(SegmentRagged, RunsAcrossRoundsLanesAndLongSegments) {
+  using T = TypeParam;
+  const std::size_t count = segments_for_full_groups();
+  const std::size_t per_vector = 16 / sizeof(T);
+  const std::size_t b = kBlockSegmentMin;
+  std::mt19937_64 random(kSeed + 17);
+  std::vector<std::size_t> lengths;
+  lengths.reserve(count);
+  for (std::size_t s = 0; s < count; ++s) {
+    const std::uint64_t r = random();
+    const unsigned kind = static_cast<unsigned>(r % 100);
+    if (kind < 50) {
+      lengths.push_back((r >> 8) % (per_vector + 2));  // within a vector or two, empty ones too
+    } else if (kind < 93) {
+      lengths.push_back((r >> 8) % 100);
+    } else if (kind < 99) {
+      lengths.push_back(100 + (r >> 8) % 1000);
+    } else {
+      lengths.push_back(1100 + (r >> 8) % (b - 1100));  // up to long_min - 1
+    }
+  }
+  for (std::size_t s = 500; s < count; s += 997) lengths[s] = b + s % 3000;  // long ones
+  auto group = [&](std::size_t g) { return lengths.begin() + static_cast<std::ptrdiff_t>(32 * g); };
+  std::fill(group(100), group(101), 0);                 // only empty segments
+  std::fill(group(101), group(102), 0);
+  *(group(101) + 17) = 1;                               // one element among empty ones
+  std::fill(group(102), group(103), b - 1);             // a run of 32 x (long_min - 1)
+  *group(103) = b;                                      // long at the first lane
+  *(group(104) + 31) = b + 1;                           // at the last lane
+  *(group(105) + 9) = b;                                // side by side
+  *(group(105) + 10) = 2 * b;
+  std::fill(group(106), group(107), b);                 // all long but one short one
+  *(group(106) + 20) = 3;
+  std::fill(group(107), group(108), 0);                 // long among empty ones
+  *(group(107) + 5) = b + 7;
+  this->check_lengths(lengths, 3, kSeed + 17, "runs across rounds, lanes and long segments");
 }
 
 // The offsets' window (32 segment ends a warp holds) moving on inside one 32-vector chunk: many

@@ -383,6 +383,46 @@ TYPED_TEST(SegmentedStatistics, RaggedSegmentsWithEmptyAndLongOnes) {
   }
 }
 
+// Enough ragged segments for groups of 32 (segment_runs_kernel on this aligned input for the
+// statistics of 2-byte types it serves, kRunsServe: mean and the norms; the others take
+// segment_teams_kernel's groups): 0..40
+// elements and some of 100..3,000, long ones among them, with +inf, -inf and NaN at spots that
+// fall on every lane and round, and a large mean against a unit spread. Each statistic's pieces
+// are closed at a segment's start and carried over the lanes and rounds by Traits::combine.
+TYPED_TEST(SegmentedStatistics, ManyRaggedSegmentsReadAsRuns) {
+  using T = TypeParam;
+  const DType dtype = dtype_of<T>::value;
+  const std::size_t count = segments_for_full_groups();
+  std::mt19937_64 random(kSeed + 23);
+  RaggedLayout layout;
+  for (std::size_t s = 0; s < count; ++s) {
+    const std::uint64_t r = random();
+    std::size_t length = r % 100 < 96 ? (r >> 8) % 41 : 100 + (r >> 8) % 2901;
+    if (s % 1999 == 1000) length = 4096 + s % 5000;  // long_segments_kernel's
+    const auto begin = static_cast<std::size_t>(layout.offsets.back());
+    layout.spans.push_back({begin, length});
+    layout.offsets.push_back(static_cast<std::int64_t>(begin + length));
+  }
+  const auto n = static_cast<std::size_t>(layout.offsets.back());
+  std::vector<T> host;
+  if constexpr (is_floating_v<T>) {
+    const double centre = std::is_same_v<T, __half> ? 100.0 : 1e5;
+    std::normal_distribution<double> normal(centre, 1.0);
+    std::vector<double> values(n);
+    for (double& v : values) v = normal(random);
+    const double inf = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 11; i < n; i += 40009) values[i] = inf;
+    for (std::size_t i = 5003; i < n; i += 50021) values[i] = -inf;
+    for (std::size_t i = 777; i < n; i += 60013) values[i] = std::nan("");
+    host = from_doubles<T>(values);
+  } else {
+    host = bench::random_vector<T>(n, kSeed + 23, Distribution::uniform);
+  }
+  const DeviceBuffer<T> d = upload(host);
+  for (const Reduction& r : statistics_for(dtype))
+    EXPECT_EQ(check_ragged(r, host, d, layout), "") << describe(r) << ", " << count << " segments";
+}
+
 // Rows read by teams of lanes (vector rows of 32 elements, octets over ragged segments of 33..255
 // elements, a warp per row of 1,024), whose lanes' moments meet in one step around one centre
 // (MomentsTraits::team_reduce) and whose logsumexp sums meet at one max

@@ -30,6 +30,19 @@ __device__ __forceinline__ T shfl_down(const T& value, int offset) {
                        [offset](unsigned w) { return __shfl_down_sync(kFullWarpMask, w, offset); });
 }
 
+// Lane i gets lane (i - offset)'s value (its own below `offset`).
+template <class T>
+__device__ __forceinline__ T shfl_up(const T& value, int offset) {
+  return shuffle_words(value,
+                       [offset](unsigned w) { return __shfl_up_sync(kFullWarpMask, w, offset); });
+}
+
+// Every lane gets lane `from`'s value.
+template <class T>
+__device__ __forceinline__ T shfl_from(const T& value, int from) {
+  return shuffle_words(value, [from](unsigned w) { return __shfl_sync(kFullWarpMask, w, from); });
+}
+
 // Lane i gets lane (i ^ mask)'s value.
 template <class T>
 __device__ __forceinline__ T shfl_xor(const T& value, int mask) {

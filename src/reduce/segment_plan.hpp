@@ -22,6 +22,10 @@
 //   - segment_teams_kernel reads every segment shorter than kBlockSegmentMin: a thread each below
 //     kThreadSegmentMax, a warp each above; warps take 32 segments at once when there are enough
 //     segments to give every resident warp a group of 32, else one at a time;
+//   - segment_runs_kernel reads them instead when there are groups of 32, x (and y) is 16-byte
+//     aligned (not for lists of tensors) and the op is one it serves (kRunsServe: dot, and the
+//     sum-like ops of 2-byte types, where it measured faster): each group's short segments,
+//     which lie one after another, as one range of whole vectors (segmented.cuh);
 //   - long_segments_kernel reads the segments of at least kBlockSegmentMin elements: the element
 //     range [offsets[0], offsets[num_segments]) is cut into one slice per block (Slices below),
 //     each block reads the long segments' pieces in its slice, and the blocks that share a

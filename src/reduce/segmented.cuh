@@ -5,21 +5,28 @@
 // (device/*.cuh) combine a team's threads; the group ticket (grid_step.cuh) folds the partials
 // of blocks that share a segment. The planner (segment_plan.hpp) picks the kernel.
 //
-// Three kernels:
+// The kernels:
 //   - segment_teams_kernel: a thread or a warp per segment (short and medium segments, fixed or
 //     ragged);
+//   - segment_runs_kernel: ragged segments shorter than kBlockSegmentMin in groups of 32, each
+//     group's elements read as one range (runs), when x is 16-byte aligned and there are enough
+//     segments for groups;
+//   - vector_rows_kernel: a team of lanes per short aligned fixed-size row;
 //   - segment_blocks_kernel: a block, or a group of blocks, per fixed-size segment;
 //   - long_segments_kernel: ragged segments of at least kBlockSegmentMin elements, read in
 //     slices of the element range so that every block gets the same number of elements.
-// A ragged call launches the first and the third; the first tells the third, through the
-// workspace's flags word, whether it saw a long segment at all and whether the offsets decrease
-// anywhere (the slices assume they do not; then every long segment is read by one block).
+// A ragged call launches the teams or the runs kernel and then the long kernel; the first tells
+// the long kernel, through the workspace's flags word, whether it saw a long segment at all and
+// whether the offsets decrease anywhere (the slices assume they do not; then every long segment
+// is read by one block).
 //
 // Order of operations (bitwise repeatability): a segment's reduction order depends only on its
 // length, its offset in a 16-byte line and the plan, which depends on the shape and the GPU model
 // (its resident blocks); for ragged long segments also on where the slice boundaries fall, that
-// is on offsets[0], offsets[num_segments] and the GPU model. Groups fold in a fixed order.
+// is on offsets[0], offsets[num_segments] and the GPU model; for the runs kernel on where the
+// segment lies in its group's rounds. Groups fold in a fixed order.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cuda/atomic>
@@ -220,7 +227,13 @@ struct TeamArgs {
   unsigned int* flags;   // ragged: the workspace's segment flags; null for fixed-size segments
   Finish finish;
   void* accs = nullptr;  // a list's total: each segment's Traits::Acc, indices from offsets[0]
+  //! segment_runs_kernel: its group ticket and its count of warps done, zero on entry and exit.
+  unsigned int* tickets = nullptr;
 };
+
+//! Where segment_runs_kernel's two counters live: the flags word's 128-byte line of the
+//! workspace header (zero between calls), 64 bytes after the flags word.
+inline constexpr std::size_t kRunTicketsAfterFlags = 16;
 
 //! A list's total needs every segment's accumulator: stored with indices counted from the start
 //! of the concatenation (the identity for an empty segment, which adds nothing to the total).
@@ -326,6 +339,357 @@ __global__ void __launch_bounds__(kTeamBlock, SegmentMinBlocks<Traits>::teams)
         store_result<Traits>(a.out, first + from, acc, count, a.finish, a.out_stride);
         store_segment_acc<Traits>(a.accs, first + from, acc, begin, count);
       }
+    }
+  }
+}
+
+// ---- ragged segments read as runs of elements ------------------------------------------------
+
+//! Threads per block of segment_runs_kernel: 4 warps, whose shared memory (6.3 KB each for f32
+//! sum) stays within the 48 KB a block may hold statically.
+inline constexpr int kRunBlock = 128;
+
+//! 16-byte vectors per lane and array in one round of segment_runs_kernel: 4 (a warp's round is
+//! 2 KB of x), fewer where the round's running accumulators would pass 2 KB (argmin/argmax,
+//! var and 16-bit elements), at least 1.
+template <class Traits>
+inline constexpr unsigned kRunVectors = [] {
+  constexpr std::size_t per_vector = 32 * (16 / sizeof(typename Traits::Elem)) *
+                                     sizeof(typename Traits::Acc);  // a vector per lane
+  constexpr std::size_t fit = 2048 / per_vector;
+  return static_cast<unsigned>(fit >= 4 ? 4 : fit >= 2 ? 2 : 1);
+}();
+
+//! Whether segment_runs_kernel serves Traits, measured against segment_teams_kernel on the H200
+//! (session 16, ragged f32/f16/f64 over 2,097,152 heavy-tailed segments of mean 64 and
+//! 1,048,576 uniform ones of 0..256, 2^27 elements):
+//!   - dot, every type: 497.6 -> 372.0 us (f32), 371.3 -> 235.2 (f16), 1,072.8 -> 706.6 (f64):
+//!     the teams kernel waits on two arrays' loads per segment;
+//!   - 1-array ops of 2-byte elements whose rounds hold two vectors per lane: f16 sum 198.7 ->
+//!     173.4 us (heavy), 134.1 -> 114.8 (uniform);
+//!   - not f32 sum (226.8 -> 230.0 heavy, 164.9 -> 189.9 uniform: for 4-byte elements the teams
+//!     kernel's loads already fill the memory pipes as well as the runs' rounds, which wait on
+//!     each group's first round), nor f64 sum (411.7 -> 390.1 heavy, the uniform case not
+//!     measured), nor where a round is one vector per lane (argmin/argmax's 16-byte and var's
+//!     20-byte running accumulators: 536 and 532 us against 490 and 388 for f32, call 3).
+template <class Traits>
+inline constexpr bool kRunsServe =
+    kRunVectors<Traits> >= 2 && (Traits::kArrays == 2 || sizeof(typename Traits::Elem) == 2);
+
+//! Where vector v of a warp's round (0 .. 32 x vectors - 1) lies in its shared buffer. The
+//! round is stored in load order (lane l's k-th copy is vector 32 k + l: each instruction reads
+//! 512 contiguous bytes) and read in element order (lane l takes its `vectors` consecutive ones);
+//! rotating each group of 8 vectors by v / 8 keeps both free of bank conflicts (the 8 lanes of a
+//! quarter warp on 8 different 16-byte bank groups).
+__device__ __forceinline__ unsigned run_slot(unsigned v) {
+  return (v & ~7u) | ((v + (v >> 3)) & 7u);
+}
+
+//! Copies `bytes` (1..16) from global memory to the shared address `shared` (16-byte aligned)
+//! without registers, the rest of the 16 zero-filled (cp.async, sm_80+, cached in L2 only).
+__device__ __forceinline__ void copy16_async(unsigned shared, const void* global, unsigned bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(shared), "l"(global),
+               "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void copies_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int kPending>
+__device__ __forceinline__ void copies_wait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(kPending) : "memory");
+}
+
+//! One warp's shared memory in segment_runs_kernel.
+template <class Traits>
+struct RunShared {
+  using T = typename Traits::Elem;
+  using Acc = typename Traits::Acc;
+  static constexpr unsigned kVectors = kRunVectors<Traits>;
+  static constexpr unsigned kPerLane = kVectors * (16 / sizeof(T));  //!< elements per lane
+  uint4 x[2][32 * kVectors];                                  //!< two rounds of x
+  uint4 y[2][Traits::kArrays == 2 ? 32 * kVectors : 1];       //!< and of y (dot)
+  unsigned heads[32];  //!< lane l's word: which of its kPerLane elements start a segment
+  alignas(8) unsigned char offsets[33][8];  //!< the next group's offsets (int32 or int64)
+  //! The round's running accumulators: element e of lane l (restarted at each head) at
+  //! e x 32 + l, so that a lane's stores and a warp's meet no bank conflicts.
+  alignas(16) unsigned char run_bytes[32 * kPerLane * sizeof(Acc)];
+  //! What reaches each lane's first element from the last head before it.
+  alignas(16) unsigned char reach_bytes[32 * sizeof(Acc)];
+  __device__ Acc* run() { return reinterpret_cast<Acc*>(run_bytes); }
+  __device__ Acc* reach() { return reinterpret_cast<Acc*>(reach_bytes); }
+};
+
+//! Ragged segments in groups of 32, read as runs: a warp takes 32 consecutive segments, and the
+//! elements of those shorter than long_min (empty ones included), which lie one after another in
+//! x, are read as one range in rounds of whole 16-byte vectors, copied to shared memory
+//! (cp.async) while the round before is folded. So a group costs its bytes' worth of rounds, where
+//! segment_teams_kernel waits on ~11 round trips of its teams (session 12: 2,485 GB/s on
+//! heavy-tailed lengths of mean 64).
+//!
+//! Each lane folds kPerLane consecutive elements of a round in order, restarting at each head
+//! (a segment's first element: each segment's lane marks it in `heads`), and keeps every running
+//! accumulator in `run`: no branch per element. A segmented scan over the lanes (a lane with a
+//! head starts anew) gives each lane what reaches its first element from the last head before
+//! it (`reach`, with the rounds before). Then each segment's own lane, in the round where the
+//! segment ends, takes the running accumulator at its last element, after what reached that
+//! element's lane if the segment began before it, and at the group's end writes its result:
+//! one coalesced store per group. Elements before the run's first head and after its end are
+//! folded too (a vector's other elements, or stale shared memory) but reach no result.
+//!
+//! A group with long segments reads the runs between them (long_segments_kernel reads the long
+//! ones). A group whose offsets decrease (invalid input; such a segment reads as empty, as in
+//! segment_teams_kernel) is read a segment at a time by the whole warp. Groups differ in bytes
+//! by orders of magnitude (heavy-tailed lengths): after its first group a warp takes the next one
+//! not yet taken (a ticket), not a fixed share.
+//!
+//! Indices (argmin, argmax) count from the group's first offset while folding and are shifted to
+//! each segment's start when written. Order of operations: fixed by where the segments lie in x
+//! (the round and lane of each element), so every call gives the same bits.
+//!
+//! x (and y) must be 16-byte aligned: a vector that holds an element of the run lies in the
+//! allocation that holds the element; the last one is cut at the run's end. The host takes
+//! segment_teams_kernel otherwise, and for a list of tensors (whose segments are not one range).
+template <class Traits>
+__global__ void __launch_bounds__(kRunBlock, SegmentMinBlocks<Traits>::teams * 2)
+    segment_runs_kernel(TeamArgs<typename Traits::Elem> a) {
+  using T = typename Traits::Elem;
+  using Acc = typename Traits::Acc;
+  using Shared = RunShared<Traits>;
+  using Vec = device::Vec16<T>;
+  using WarpAgent =
+      RangeAgent<Traits, device::kWarpSize, TeamConfig::kUnroll, TeamConfig::kHint, true>;
+  constexpr bool kDot = Traits::kArrays == 2;
+  constexpr int kCount = Vec::kCount;
+  constexpr unsigned kVectors = Shared::kVectors;
+  constexpr int kPerLane = static_cast<int>(Shared::kPerLane);
+  constexpr int kRound = 32 * kPerLane;
+  constexpr unsigned kFull = device::kFullWarpMask;
+  __shared__ Shared shared[kRunBlock / device::kWarpSize];
+  Shared& sh = shared[threadIdx.x / device::kWarpSize];
+  const unsigned lane = threadIdx.x % device::kWarpSize;
+  const unsigned below = (1u << lane) - 1;  // the lanes before this one
+  const std::size_t warp =
+      (static_cast<std::size_t>(blockIdx.x) * kRunBlock + threadIdx.x) / device::kWarpSize;
+  const std::size_t warps = static_cast<std::size_t>(gridDim.x) * (kRunBlock / device::kWarpSize);
+  const std::size_t groups = (a.num_segments + kLaneGroup - 1) / kLaneGroup;
+  sh.heads[lane] = 0;  // each round's readers clear their word again
+  __syncwarp();
+
+  // Warp-uniform bounds: every lane stays in the loop for the warp's ballots and shuffles.
+  // A group's 33 offsets are copied to shared memory (cp.async, no registers) while the group
+  // before is read, and its number is asked for (the ticket) one group earlier still, so a group
+  // starts with its offsets at hand.
+  const unsigned offset_bytes = a.rows.wide_offsets ? 8u : 4u;
+  auto copy_offsets = [&](std::size_t g) {
+    const std::size_t i = g * kLaneGroup + lane;
+    if (g < groups && i <= a.num_segments) {
+      const char* from = static_cast<const char*>(a.rows.offsets) + i * offset_bytes;
+      auto copy = [&](unsigned slot, const char* source) {
+        const auto to = static_cast<unsigned>(__cvta_generic_to_shared(sh.offsets[slot]));
+        if (offset_bytes == 8) {
+          asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(to), "l"(source) : "memory");
+        } else {
+          asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(to), "l"(source) : "memory");
+        }
+      };
+      copy(lane, from);
+      if (lane == 0 && i + kLaneGroup <= a.num_segments) copy(kLaneGroup, from + kLaneGroup * offset_bytes);
+    }
+    copies_commit();
+  };
+  auto offset_at = [&](unsigned slot) -> std::int64_t {
+    return a.rows.wide_offsets ? *reinterpret_cast<const std::int64_t*>(sh.offsets[slot])
+                               : *reinterpret_cast<const std::int32_t*>(sh.offsets[slot]);
+  };
+  std::size_t group = warp;
+  copy_offsets(group);
+  unsigned ticket = 0;  // the number of the group after the next one, once it is known
+  if (lane == 0 && group < groups) ticket = atomicAdd(a.tickets, 1u);
+  while (group < groups) {
+    copies_wait<0>();
+    __syncwarp();
+    const std::size_t first = group * kLaneGroup;
+    const std::size_t s = first + lane;
+    const bool valid = s < a.num_segments;
+    SegmentRange range{0, 0, false};
+    if (valid) {
+      const std::int64_t begin = offset_at(lane);
+      const std::int64_t end = offset_at(lane + 1);
+      range = end < begin ? SegmentRange{static_cast<std::size_t>(begin), 0, true}
+                          : SegmentRange{static_cast<std::size_t>(begin),
+                                         static_cast<std::size_t>(end - begin), false};
+    }
+    __syncwarp();
+    const std::size_t next = warps + __shfl_sync(kFull, ticket, 0);
+    copy_offsets(next);  // in flight while this group is read
+    if (lane == 0 && next < groups) ticket = atomicAdd(a.tickets, 1u);
+    const bool is_long = valid && range.count >= a.long_min;
+    unsigned seen = (range.decreasing ? kSawDecreasingPair : 0u) | (is_long ? kSawLongSegment : 0u);
+    seen = __reduce_or_sync(kFull, seen);
+    if (lane == 0 && seen != 0 && a.flags != nullptr) atomicOr(a.flags, seen);
+    const bool read_here = valid && !is_long;  // this kernel writes the result
+    if (read_here && range.count == 0) {
+      store_result<Traits>(a.out, s, Traits::empty(), 0, a.finish, a.out_stride);
+    }
+
+    if ((seen & kSawDecreasingPair) != 0) {  // uniform: the offsets are not one range
+      for (unsigned pending = __ballot_sync(kFull, read_here && range.count > 0); pending != 0;
+           pending &= pending - 1) {
+        const int from = __ffs(pending) - 1;
+        const std::size_t begin =
+            __shfl_sync(kFull, static_cast<unsigned long long>(range.begin), from);
+        const std::size_t count =
+            __shfl_sync(kFull, static_cast<unsigned long long>(range.count), from);
+        Acc acc = read_range<Traits, WarpAgent>(a.x + begin, y_at<Traits>(a.y, begin), 0, count,
+                                                lane, 0, 1);
+        acc = reduce_warp<Traits>(acc);
+        if (lane == 0) store_result<Traits>(a.out, first + from, acc, count, a.finish, a.out_stride);
+      }
+      group = next;
+      continue;
+    }
+
+    // Runs: the segments between two long ones (or the group's ends), their elements one range.
+    const unsigned long_lanes = __ballot_sync(kFull, is_long);
+    const unsigned filled = __ballot_sync(kFull, read_here && range.count > 0);
+    const auto base = static_cast<std::int64_t>(
+        __shfl_sync(kFull, static_cast<unsigned long long>(range.begin), 0));
+    Acc result = Traits::identity();  // this lane's segment's, from the round where it ends
+    for (unsigned rest = filled; rest != 0;) {
+      const unsigned opening = __ffs(rest) - 1;  // the run's first segment with elements
+      const unsigned after = long_lanes & ~((2u << opening) - 1);
+      const unsigned run_lanes = (after != 0 ? (1u << (__ffs(after) - 1)) - 1 : ~0u) &
+                                 ~((1u << opening) - 1);
+      const unsigned run_filled = filled & run_lanes;
+      rest &= ~run_lanes;
+      const unsigned closing = 31 - __clz(run_filled);  // the run's last segment with elements
+      const auto run_begin = static_cast<std::int64_t>(
+          __shfl_sync(kFull, static_cast<unsigned long long>(range.begin), opening));
+      const auto run_end = static_cast<std::int64_t>(__shfl_sync(
+          kFull, static_cast<unsigned long long>(range.begin + range.count), closing));
+      // Positions from `start`, the run's first 16-byte boundary: below 32 x long_min + kCount.
+      const std::int64_t start = run_begin / kCount * kCount;
+      const T* const x_run = a.x + start;
+      const T* const y_run = kDot ? a.y + start : nullptr;
+      const int hi = static_cast<int>(run_end - start);
+      const bool mine = ((run_filled >> lane) & 1u) != 0;  // this lane's segment is in the run
+      const int head_at = static_cast<int>(static_cast<std::int64_t>(range.begin) - start);
+      const int last_at = head_at + static_cast<int>(range.count) - 1;
+
+      // Round `round` (its first position) into buffer `buffer`: lane l's k-th copy is the
+      // round's vector 32 k + l, cut at the run's end. Whole rounds take the short way: one
+      // copy per vector from addresses set once per run.
+      const T* const x_lane = x_run + lane * kCount;
+      unsigned to[kVectors];  // this lane's vectors in buffer 0 (shared addresses)
+#pragma unroll
+      for (unsigned k = 0; k < kVectors; ++k)
+        to[k] = static_cast<unsigned>(__cvta_generic_to_shared(&sh.x[0][run_slot(32 * k + lane)]));
+      constexpr unsigned kBufferBytes = sizeof(sh.x[0]);
+      const unsigned y_from_x = static_cast<unsigned>(reinterpret_cast<const char*>(&sh.y[0][0]) -
+                                                      reinterpret_cast<const char*>(&sh.x[0][0]));
+      auto copy_round = [&](int round, int buffer) {
+        const unsigned shift = buffer != 0 ? kBufferBytes : 0u;
+        if (round + kRound <= hi) {  // uniform
+#pragma unroll
+          for (unsigned k = 0; k < kVectors; ++k) {
+            const std::ptrdiff_t at = round + static_cast<int>(32 * k * kCount);
+            copy16_async(to[k] + shift, x_lane + at, 16);
+            if constexpr (kDot) copy16_async(to[k] + shift + y_from_x, y_run + (x_lane - x_run) + at, 16);
+          }
+        } else {
+#pragma unroll
+          for (unsigned k = 0; k < kVectors; ++k) {
+            const int at = round + static_cast<int>((32 * k + lane) * kCount);
+            if (at < hi) {
+              const unsigned bytes =
+                  static_cast<unsigned>(min(hi - at, kCount)) * static_cast<unsigned>(sizeof(T));
+              copy16_async(to[k] + shift, x_run + at, bytes);
+              if constexpr (kDot) copy16_async(to[k] + shift + y_from_x, y_run + at, bytes);
+            }
+          }
+        }
+        copies_commit();
+      };
+
+      Acc carry = Traits::identity();  // what the rounds so far carry into the next
+      copy_round(0, 0);
+      int buffer = 0;
+      for (int round = 0; round < hi; round += kRound, buffer ^= 1) {  // uniform
+        const bool more = round + kRound < hi;
+        if (more) copy_round(round + kRound, buffer ^ 1);  // in flight while this one folds
+        if (mine && head_at >= round && head_at < round + kRound) {
+          const int at = head_at - round;
+          atomicOr(&sh.heads[at / kPerLane], 1u << (at % kPerLane));
+        }
+        if (more) {
+          copies_wait<1>();
+        } else {
+          copies_wait<0>();
+        }
+        __syncwarp();
+        const unsigned heads = sh.heads[lane];
+        sh.heads[lane] = 0;
+        const auto index = static_cast<std::size_t>(start - base + round + lane * kPerLane);
+
+        // This lane's elements in order, restarting at each head; every running value kept.
+        typename Traits::State state = Traits::start();
+#pragma unroll
+        for (unsigned j = 0; j < kVectors; ++j) {
+          const Vec vx = Vec::from(sh.x[buffer][run_slot(lane * kVectors + j)]);
+          Vec vy;
+          if constexpr (kDot) vy = Vec::from(sh.y[buffer][run_slot(lane * kVectors + j)]);
+#pragma unroll
+          for (int c = 0; c < kCount; ++c) {
+            const int e = static_cast<int>(j) * kCount + c;
+            if (((heads >> e) & 1u) != 0) state = Traits::start();
+            if constexpr (kDot) {
+              Traits::update(state, vx.element[c], vy.element[c], index + e);
+            } else {
+              Traits::update(state, vx.element[c], vx.element[c], index + e);
+            }
+            sh.run()[e * 32 + lane] = Traits::finish(state, a.x);
+          }
+        }
+        // Segmented inclusive scan over the lanes: a lane with a head starts anew.
+        const unsigned head_lanes = __ballot_sync(kFull, heads != 0);
+        const unsigned upto = head_lanes & (below | (1u << lane));
+        const unsigned segment_start = upto != 0 ? 31 - __clz(upto) : 0u;
+        Acc inclusive = Traits::finish(state, a.x);
+#pragma unroll
+        for (unsigned d = 1; d < device::kWarpSize; d *= 2) {
+          const Acc earlier = device::shfl_up(inclusive, static_cast<int>(d));
+          if (lane >= d && lane - d >= segment_start) inclusive = Traits::combine(earlier, inclusive);
+        }
+        // What reaches this lane's first element from the lanes and rounds before it.
+        const Acc before = device::shfl_up(inclusive, 1);
+        Acc reaching = before;
+        if ((head_lanes & below) == 0) reaching = lane == 0 ? carry : Traits::combine(carry, before);
+        sh.reach()[lane] = reaching;
+        const Acc last = device::shfl_from(inclusive, device::kWarpSize - 1);
+        carry = head_lanes != 0 ? last : Traits::combine(carry, last);
+        __syncwarp();
+        // A segment that ends in this round: the running value at its last element, after what
+        // reached that element's lane when the segment began in an earlier lane or round.
+        if (mine && last_at >= round && last_at < round + kRound) {
+          const int at = last_at - round;
+          const int holder = at / kPerLane;
+          result = sh.run()[(at % kPerLane) * 32 + holder];
+          if (head_at < round + holder * kPerLane) result = Traits::combine(sh.reach()[holder], result);
+        }
+        __syncwarp();  // the buffer, heads, running values and reach serve the next rounds
+      }
+    }
+    if (((filled >> lane) & 1u) != 0) {
+      const Acc acc = Traits::shifted(result, base - static_cast<std::int64_t>(range.begin));
+      store_result<Traits>(a.out, s, acc, range.count, a.finish, a.out_stride);
+    }
+    group = next;
+  }
+  copies_wait<0>();  // the last copy of offsets (of no group) has landed before the warp leaves
+  // The last warp to finish (every other one has taken its last ticket) zeroes the counters.
+  if (lane == 0) {
+    if (atomicAdd(a.tickets + 1, 1u) == warps - 1) {
+      atomicExch(a.tickets, 0u);
+      atomicExch(a.tickets + 1, 0u);
     }
   }
 }
@@ -659,6 +1023,8 @@ template <class Traits, bool kYVector>
 struct LongSegmentsTag {};
 template <class Traits>
 struct VectorRowsTag {};
+template <class Traits>
+struct SegmentRunsTag {};
 
 //! The kernels of Traits (y read as vectors or not) and what the GPU holds of each.
 template <class Traits, bool kYVector>
@@ -746,7 +1112,23 @@ struct SegmentKernels {
                      cudaStream_t stream, Finish finish, const RaggedSegmentPlan& plan,
                      const Total& total = {}) {
     const bool known = (total.known_flags & kFlagsKnown) != 0;
-    if (total.teams) {
+    if (total.teams && runs_apply(x, y, num_segments, rows, plan, total)) {
+      if constexpr (kYVector && kRunsServe<Traits>) {
+        TeamArgs<typename Traits::Elem> args{
+            x,          y, num_segments, rows, out, 1, kBlockSegmentMin, kLaneGroup,
+            ws.d_segment_flags, finish};
+        args.tickets = ws.d_segment_flags + kRunTicketsAfterFlags;
+        const std::size_t groups = (num_segments + kLaneGroup - 1) / kLaneGroup;
+        const std::size_t wanted = (groups + kRunBlock / device::kWarpSize - 1) /
+                                   (kRunBlock / device::kWarpSize);
+        const unsigned resident = resident_grid<SegmentRunsTag<Traits>>(
+            segment_runs_kernel<Traits>, kRunBlock, ws.device);
+        const unsigned grid = static_cast<unsigned>(std::min<std::size_t>(wanted, resident));
+        launch_kernel<SegmentRunsTag<Traits>>(segment_runs_kernel<Traits>, grid, kRunBlock,
+                                              stream, ws.device,
+                                              "launch of reducelab segment_runs_kernel", args);
+      }
+    } else if (total.teams) {
       TeamArgs<typename Traits::Elem> team_args{
           x,          y, num_segments, rows, out, 1, kBlockSegmentMin, plan.group,
           known ? nullptr : ws.d_segment_flags, finish};
@@ -767,6 +1149,17 @@ struct SegmentKernels {
           long_segments, plan.long_grid, BlockConfig::kBlock, stream, ws.device,
           "launch of reducelab long_segments_kernel", long_args);
     }
+  }
+
+  //! Whether segment_runs_kernel reads the short segments of a ragged call: one range of x (not
+  //! a list of tensors), groups of 32 segments, x (and y) 16-byte aligned.
+  static bool runs_apply(const typename Traits::Elem* x, const typename Traits::Elem* y,
+                         std::size_t num_segments, const SegmentRows& rows,
+                         const RaggedSegmentPlan& plan, const Total& total) {
+    auto aligned = [](const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15) == 0; };
+    return kYVector && kRunsServe<Traits> && rows.pointers == nullptr && total.accs == nullptr &&
+           plan.group == kLaneGroup && aligned(x) && (Traits::kArrays == 1 || aligned(y)) &&
+           num_segments / kLaneGroup < (std::size_t{1} << 31);  // the tickets count in 32 bits
   }
 
   static RaggedSegmentPlan ragged_plan(std::size_t num_segments, int device) {
