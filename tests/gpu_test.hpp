@@ -89,9 +89,13 @@ template <class Call>
 std::vector<unsigned char> poisoned_output(std::size_t bytes, Call&& call) {
   DeviceBuffer<unsigned char> out(bytes + 16);
   REDUCELAB_CUDA_CHECK(cudaMemset(out.data(), kPoison, bytes + 16));
+  // The call may be on a non-blocking stream, which neither waits for the memset above nor is
+  // waited for by the copy below (both on the legacy default stream): without these two
+  // synchronisations the poison landed on the results of RepeatedCallsAreBitwiseEqual's second
+  // call on the H200, before the copy (session 11), and after the kernel (session 17, with the
+  // suite run as six processes sharing the GPU).
+  REDUCELAB_CUDA_CHECK(cudaDeviceSynchronize());
   call(static_cast<void*>(out.data()));
-  // The call may be on a non-blocking stream, which the copy below (legacy default stream) does
-  // not wait for: on the H200 the second call of RepeatedCallsAreBitwiseEqual read the poison.
   REDUCELAB_CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<unsigned char> host(bytes);
   REDUCELAB_CUDA_CHECK(cudaMemcpy(host.data(), out.data(), bytes, cudaMemcpyDeviceToHost));

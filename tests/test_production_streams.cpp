@@ -39,6 +39,8 @@ TEST_F(ProductionStreams, EightStreamsFourThreadsAtOnce) {
       try {
         DeviceBuffer<float> outs(kStreams * kCallsPerStream);
         REDUCELAB_CUDA_CHECK(cudaMemset(outs.data(), 0, outs.bytes()));  // half stay unwritten
+        // The legacy stream's memset before the non-blocking streams' calls.
+        REDUCELAB_CUDA_CHECK(cudaDeviceSynchronize());
         for (int call = 0; call < kCallsPerStream; ++call) {
           for (int s = 0; s < kStreams; ++s) {
             const int stream_index = (s + t) % kStreams;  // threads share streams, in other orders
@@ -91,6 +93,7 @@ TEST_F(ProductionStreams, MoreStreamsThanAThreadRemembers) {
   }
   DeviceBuffer<float> outs(kRounds * kStreams);
   REDUCELAB_CUDA_CHECK(cudaMemset(outs.data(), 0, outs.bytes()));
+  REDUCELAB_CUDA_CHECK(cudaDeviceSynchronize());  // before the non-blocking streams' calls
   // Queued without waiting: streams that shared a workspace would race on its counter.
   for (int round = 0; round < kRounds; ++round)
     for (int s = 0; s < kStreams; ++s)

@@ -317,6 +317,7 @@ TEST_F(GpuTest, ReproducibleSegmentsOnAnotherStreamAndInAGraph) {
   EXPECT_EQ(std::memcmp(got.data(), want.data(), rows * sizeof(float)), 0) << "another stream";
   // Captured into a graph (the first pass's scratch is a graph allocation) and replayed twice.
   REDUCELAB_CUDA_CHECK(cudaMemset(out.data(), 0, rows * sizeof(float)));
+  REDUCELAB_CUDA_CHECK(cudaDeviceSynchronize());  // the legacy stream's memset before `stream`
   cudaGraph_t graph = nullptr;
   REDUCELAB_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
   reduce_segments(Reduction::var().reproducible(), DType::f32, dx.data(), nullptr, rows, size,

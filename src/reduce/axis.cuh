@@ -354,8 +354,7 @@ void launch_axes(const Reduction& r, const T* x, const T* y, const AxisView& vie
   dispatch_traits<T>(r, [&](auto traits) {
     using Traits = typename decltype(traits)::type;
     constexpr int kVector = device::Vec16<T>::kCount;
-    auto aligned = [](const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15) == 0; };
-    const bool x_aligned = aligned(x) && (Traits::kArrays == 1 || aligned(y));
+    const bool x_aligned = operands_aligned<Traits>(x, y);
     const unsigned width = vector_columns_width(view, sizeof(T), x_aligned);
     const unsigned runs =
         reads_reduced_major(view) ? reduced_vector_width(view, sizeof(T), x_aligned) : 1;

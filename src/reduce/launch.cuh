@@ -35,6 +35,14 @@ inline bool same_offset_in_line(const void* x, const void* y) {
   return (reinterpret_cast<std::uintptr_t>(x) & 15) == (reinterpret_cast<std::uintptr_t>(y) & 15);
 }
 
+//! Whether the operands start on a 16-byte boundary: x, and y when the op reads two arrays
+//! (the vector kernels' condition for reading them as whole 16-byte vectors from the start).
+template <class Traits>
+bool operands_aligned(const void* x, const void* y) {
+  auto aligned = [](const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15) == 0; };
+  return aligned(x) && (Traits::kArrays == 1 || aligned(y));
+}
+
 //! Launches `kernel` (reduce_kernel or a tuning variant of the same shape) for x[0, n): the
 //! head/vector split, grid = min(resident blocks, one tile per block). Tag: unique per kernel.
 template <class Tag, class Config, class Kernel, class T>

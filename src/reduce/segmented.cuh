@@ -247,6 +247,34 @@ __device__ __forceinline__ void store_segment_acc(void* accs, std::size_t s,
                            : Traits::shifted(acc, static_cast<std::int64_t>(begin)));
 }
 
+//! The segments of the lanes in `pending` (of the group that starts at segment `first`), one
+//! after another by the whole warp (all 32 lanes call): each lane's `range` is its own segment's,
+//! shuffled from it in turn. kOneRange: the segments lie in x (not a list of tensors) and no
+//! list's total wants their accumulators, as in segment_runs_kernel, whose registers grew from 96
+//! to 134 (f64 dot) with the general form's pointer and accumulator code.
+template <class Traits, bool kYVector, bool kOneRange = false>
+__device__ __forceinline__ void read_segments_by_warp(const TeamArgs<typename Traits::Elem>& a,
+                                                      std::size_t first, unsigned pending,
+                                                      const SegmentRange& range, unsigned lane) {
+  using WarpAgent =
+      RangeAgent<Traits, device::kWarpSize, TeamConfig::kUnroll, TeamConfig::kHint, kYVector>;
+  for (; pending != 0; pending &= pending - 1) {
+    const int from = __ffs(pending) - 1;
+    const std::size_t begin = __shfl_sync(device::kFullWarpMask,
+                                          static_cast<unsigned long long>(range.begin), from);
+    const std::size_t count = __shfl_sync(device::kFullWarpMask,
+                                          static_cast<unsigned long long>(range.count), from);
+    const typename Traits::Elem* x = kOneRange ? a.x + begin : a.rows.data(a.x, first + from, begin);
+    typename Traits::Acc acc =
+        read_range<Traits, WarpAgent>(x, y_at<Traits>(a.y, begin), 0, count, lane, 0, 1);
+    acc = reduce_warp<Traits>(acc);
+    if (lane == 0) {
+      store_result<Traits>(a.out, first + from, acc, count, a.finish, a.out_stride);
+      if constexpr (!kOneRange) store_segment_acc<Traits>(a.accs, first + from, acc, begin, count);
+    }
+  }
+}
+
 //! Warps take `group` segments at a time. Each lane looks at its own: shorter than
 //! kThreadSegmentMax, the lane reads it alone and writes its result (empty and decreasing ones
 //! included); in a group of kLaneGroup, shorter than kOctetSegmentBytes, a team of kOctet lanes
@@ -258,8 +286,6 @@ __global__ void __launch_bounds__(kTeamBlock, SegmentMinBlocks<Traits>::teams)
     segment_teams_kernel(TeamArgs<typename Traits::Elem> a) {
   using Acc = typename Traits::Acc;
   using ThreadAgent = RangeAgent<Traits, 1, TeamConfig::kUnroll, TeamConfig::kHint, kYVector>;
-  using WarpAgent =
-      RangeAgent<Traits, device::kWarpSize, TeamConfig::kUnroll, TeamConfig::kHint, kYVector>;
   using OctetAgent =
       RangeAgent<Traits, static_cast<int>(kOctet), TeamConfig::kUnroll, TeamConfig::kHint, kYVector>;
   constexpr unsigned kOctets = device::kWarpSize / kOctet;
@@ -325,21 +351,8 @@ __global__ void __launch_bounds__(kTeamBlock, SegmentMinBlocks<Traits>::teams)
         store_segment_acc<Traits>(a.accs, first + from, acc, begin, count);
       }
     }
-    for (unsigned pending = __ballot_sync(device::kFullWarpMask, by_warp); pending != 0;
-         pending &= pending - 1) {
-      const int from = __ffs(pending) - 1;
-      const std::size_t begin =
-          __shfl_sync(device::kFullWarpMask, static_cast<unsigned long long>(range.begin), from);
-      const std::size_t count =
-          __shfl_sync(device::kFullWarpMask, static_cast<unsigned long long>(range.count), from);
-      Acc acc = read_range<Traits, WarpAgent>(a.rows.data(a.x, first + from, begin),
-                                              y_at<Traits>(a.y, begin), 0, count, lane, 0, 1);
-      acc = reduce_warp<Traits>(acc);
-      if (lane == 0) {
-        store_result<Traits>(a.out, first + from, acc, count, a.finish, a.out_stride);
-        store_segment_acc<Traits>(a.accs, first + from, acc, begin, count);
-      }
-    }
+    read_segments_by_warp<Traits, kYVector>(a, first, __ballot_sync(device::kFullWarpMask, by_warp),
+                                            range, lane);
   }
 }
 
@@ -455,8 +468,6 @@ __global__ void __launch_bounds__(kRunBlock, SegmentMinBlocks<Traits>::teams * 2
   using Acc = typename Traits::Acc;
   using Shared = RunShared<Traits>;
   using Vec = device::Vec16<T>;
-  using WarpAgent =
-      RangeAgent<Traits, device::kWarpSize, TeamConfig::kUnroll, TeamConfig::kHint, true>;
   constexpr bool kDot = Traits::kArrays == 2;
   constexpr int kCount = Vec::kCount;
   constexpr unsigned kVectors = Shared::kVectors;
@@ -532,18 +543,8 @@ __global__ void __launch_bounds__(kRunBlock, SegmentMinBlocks<Traits>::teams * 2
     }
 
     if ((seen & kSawDecreasingPair) != 0) {  // uniform: the offsets are not one range
-      for (unsigned pending = __ballot_sync(kFull, read_here && range.count > 0); pending != 0;
-           pending &= pending - 1) {
-        const int from = __ffs(pending) - 1;
-        const std::size_t begin =
-            __shfl_sync(kFull, static_cast<unsigned long long>(range.begin), from);
-        const std::size_t count =
-            __shfl_sync(kFull, static_cast<unsigned long long>(range.count), from);
-        Acc acc = read_range<Traits, WarpAgent>(a.x + begin, y_at<Traits>(a.y, begin), 0, count,
-                                                lane, 0, 1);
-        acc = reduce_warp<Traits>(acc);
-        if (lane == 0) store_result<Traits>(a.out, first + from, acc, count, a.finish, a.out_stride);
-      }
+      read_segments_by_warp<Traits, true, true>(
+          a, first, __ballot_sync(kFull, read_here && range.count > 0), range, lane);
       group = next;
       continue;
     }
@@ -894,6 +895,13 @@ __device__ __forceinline__ std::size_t block_last_at_or_below(const SegmentRows&
 //! block per SM, and 1,000 ragged segments of 2^17 f32 read at 2,584 GB/s on the H200 (2bd2c02),
 //! against 3,824 for the same rows as fixed-size segments (34 registers, 3 blocks per SM).
 inline constexpr int kLongMinBlocks = 2;
+//! Segments each thread of long_segments_kernel looks at per round of its scan of a slice's
+//! offsets (their loads in flight together). Measured on the H200 (session 17), the heavy-tailed
+//! ragged case (2,097,152 segments of mean 64, ~7,900 per slice, 30% of 2^27 f32 elements in
+//! long segments): with one, 16 dependent rounds per block and the kernel 72.4 us (DRAM 52%);
+//! with four, 66.3 us and the whole f32 sum 228.5 -> 223 us. (More slices per block, to even out
+//! the blocks' loads, made it slower: each slice's search and partial rounds cost ~7 us.)
+inline constexpr int kLongScan = 4;
 
 template <class Traits, class Config, bool kYVector>
 __global__ void __launch_bounds__(Config::kBlock, kLongMinBlocks)
@@ -902,7 +910,7 @@ __global__ void __launch_bounds__(Config::kBlock, kLongMinBlocks)
   constexpr int kBlock = Config::kBlock;
   __shared__ Acc warp_slots[kBlock / device::kWarpSize];
   __shared__ unsigned flags;
-  __shared__ std::size_t listed[kBlock];
+  __shared__ std::size_t listed[kLongScan * kBlock];
   __shared__ unsigned listed_count;
   if (threadIdx.x == 0)
     flags = (a.known_flags & kFlagsKnown) != 0
@@ -939,21 +947,30 @@ __global__ void __launch_bounds__(Config::kBlock, kLongMinBlocks)
       store_partial(partials + 2 * block, Traits::identity());
       store_partial(partials + 2 * block + 1, Traits::identity());
     }
-    // The segments that overlap [lo, hi), from the one that holds lo on, kBlock at a time.
+    // The segments that overlap [lo, hi), from the one that holds lo on, kLongScan x kBlock at
+    // a time: each thread's kLongScan offset pairs are loaded at once.
     for (std::size_t chunk = block_last_at_or_below<kBlock>(a.rows, a.num_segments, lo);;
-         chunk += kBlock) {
-      const std::size_t s = chunk + threadIdx.x;
-      bool read = false;
-      bool more = false;  // this segment starts before hi, so the next one may too
-      if (s < a.num_segments) {
-        const std::int64_t begin = a.rows.offset(s);
-        const std::int64_t end = a.rows.offset(s + 1);
-        read = reads_piece(begin, end, lo, hi, a.long_min);
-        more = begin < hi;
+         chunk += kLongScan * kBlock) {
+      std::int64_t begins[kLongScan];
+      std::int64_t ends[kLongScan];
+#pragma unroll
+      for (int j = 0; j < kLongScan; ++j) {
+        const std::size_t s = chunk + j * kBlock + threadIdx.x;
+        begins[j] = s < a.num_segments ? a.rows.offset(s) : hi;
+        ends[j] = s < a.num_segments ? a.rows.offset(s + 1) : hi;
       }
       if (threadIdx.x == 0) listed_count = 0;
       __syncthreads();
-      if (read) listed[atomicAdd(&listed_count, 1u)] = s;  // any order: pieces are independent
+      bool more = true;  // every segment here starts before hi, so the next one may too
+#pragma unroll
+      for (int j = 0; j < kLongScan; ++j) {
+        const std::size_t s = chunk + j * kBlock + threadIdx.x;
+        const bool inside = s < a.num_segments;
+        // Any order: the pieces are independent.
+        if (inside && reads_piece(begins[j], ends[j], lo, hi, a.long_min))
+          listed[atomicAdd(&listed_count, 1u)] = s;
+        more = more && inside && begins[j] < hi;
+      }
       more = __syncthreads_and(more);
       const unsigned count = listed_count;
       for (unsigned i = 0; i < count; ++i) {
@@ -1055,9 +1072,8 @@ struct SegmentKernels {
                     std::size_t out_stride, const WorkspaceView& ws, cudaStream_t stream,
                     Finish finish) {
     using T = typename Traits::Elem;
-    auto aligned = [](const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15) == 0; };
     // Only the kernels that read y as vectors take the vector rows (x and y both aligned).
-    const bool aligned_rows = kYVector && aligned(x) && (Traits::kArrays == 1 || aligned(y)) &&
+    const bool aligned_rows = kYVector && operands_aligned<Traits>(x, y) &&
                               pitch * sizeof(T) % 16 == 0;
     // Traits that fold tiles (Moments, logsumexp) merge fewer lanes when each lane holds
     // four vectors of a row: one update_vectors and a team of vectors / 4 lanes per row.
@@ -1156,9 +1172,8 @@ struct SegmentKernels {
   static bool runs_apply(const typename Traits::Elem* x, const typename Traits::Elem* y,
                          std::size_t num_segments, const SegmentRows& rows,
                          const RaggedSegmentPlan& plan, const Total& total) {
-    auto aligned = [](const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15) == 0; };
     return kYVector && kRunsServe<Traits> && rows.pointers == nullptr && total.accs == nullptr &&
-           plan.group == kLaneGroup && aligned(x) && (Traits::kArrays == 1 || aligned(y)) &&
+           plan.group == kLaneGroup && operands_aligned<Traits>(x, y) &&
            num_segments / kLaneGroup < (std::size_t{1} << 31);  // the tickets count in 32 bits
   }
 
