@@ -291,10 +291,18 @@ TYPED_TEST(SegmentRagged, EmptySegmentsAndEveryPathsThresholds) {
   this->check_lengths({kBlockSegmentMin}, 5, kSeed, "one segment at the long threshold");
 }
 
+//! `count` segment lengths, each `draw(r)` of one number r of a 64-bit Mersenne twister seeded
+//! with `seed`, in order.
+template <class Draw>
+std::vector<std::size_t> draw_lengths(std::size_t count, std::uint64_t seed, Draw&& draw) {
+  std::mt19937_64 random(seed);
+  std::vector<std::size_t> lengths(count);
+  for (std::size_t& length : lengths) length = draw(random());
+  return lengths;
+}
+
 TYPED_TEST(SegmentRagged, OneHugeSegmentAmongTinyOnes) {
-  std::mt19937_64 random(kSeed);
-  std::vector<std::size_t> lengths;
-  for (int s = 0; s < 3000; ++s) lengths.push_back(random() % 8);
+  std::vector<std::size_t> lengths = draw_lengths(3000, kSeed, [](std::uint64_t r) { return r % 8; });
   lengths.insert(lengths.begin() + 1700, 5 * (std::size_t{1} << 20) + 3);
   this->check_lengths(lengths, 1, kSeed, "one huge segment among 3000 tiny ones");
 }
@@ -325,20 +333,12 @@ TYPED_TEST(SegmentRagged, GroupsOfShortOctetAndWarpSegments) {
   const std::size_t count = segments_for_full_groups();
   const std::size_t octet_max = kOctetSegmentBytes / sizeof(T);  // the first warp length
   const std::size_t t = kThreadSegmentMax;
-  std::mt19937_64 random(kSeed + 13);
-  std::vector<std::size_t> lengths;
-  lengths.reserve(count);
-  for (std::size_t s = 0; s < count; ++s) {
-    const std::uint64_t r = random();
+  std::vector<std::size_t> lengths = draw_lengths(count, kSeed + 13, [&](std::uint64_t r) {
     const unsigned kind = static_cast<unsigned>(r % 20);
-    if (kind < 9) {
-      lengths.push_back((r >> 8) % t);  // a lane alone, empty ones included
-    } else if (kind < 18) {
-      lengths.push_back(t + (r >> 8) % (octet_max - t));  // a team of 8 lanes
-    } else {
-      lengths.push_back(octet_max + (r >> 8) % 700);  // the warp
-    }
-  }
+    if (kind < 9) return (r >> 8) % t;                        // a lane alone, empty ones included
+    if (kind < 18) return t + (r >> 8) % (octet_max - t);     // a team of 8 lanes
+    return octet_max + (r >> 8) % 700;                        // the warp
+  });
   // Each threshold, in several lanes of one group and across groups.
   const std::vector<std::size_t> edges{t - 1, t, t + 1, octet_max - 1, octet_max, octet_max + 1};
   for (std::size_t i = 0; i < edges.size() * 40; ++i) lengths[1000 + 7 * i] = edges[i % edges.size()];
@@ -361,22 +361,13 @@ TYPED_TEST(SegmentRagged, RunsAcrossRoundsLanesAndLongSegments) {
   const std::size_t count = segments_for_full_groups();
   const std::size_t per_vector = 16 / sizeof(T);
   const std::size_t b = kBlockSegmentMin;
-  std::mt19937_64 random(kSeed + 17);
-  std::vector<std::size_t> lengths;
-  lengths.reserve(count);
-  for (std::size_t s = 0; s < count; ++s) {
-    const std::uint64_t r = random();
+  std::vector<std::size_t> lengths = draw_lengths(count, kSeed + 17, [&](std::uint64_t r) {
     const unsigned kind = static_cast<unsigned>(r % 100);
-    if (kind < 50) {
-      lengths.push_back((r >> 8) % (per_vector + 2));  // within a vector or two, empty ones too
-    } else if (kind < 93) {
-      lengths.push_back((r >> 8) % 100);
-    } else if (kind < 99) {
-      lengths.push_back(100 + (r >> 8) % 1000);
-    } else {
-      lengths.push_back(1100 + (r >> 8) % (b - 1100));  // up to long_min - 1
-    }
-  }
+    if (kind < 50) return (r >> 8) % (per_vector + 2);  // within a vector or two, empty ones too
+    if (kind < 93) return (r >> 8) % 100;
+    if (kind < 99) return 100 + (r >> 8) % 1000;
+    return 1100 + (r >> 8) % (b - 1100);  // up to long_min - 1
+  });
   for (std::size_t s = 500; s < count; s += 997) lengths[s] = b + s % 3000;  // long ones
   auto group = [&](std::size_t g) { return lengths.begin() + static_cast<std::ptrdiff_t>(32 * g); };
   std::fill(group(100), group(101), 0);                 // only empty segments
@@ -397,9 +388,8 @@ TYPED_TEST(SegmentRagged, RunsAcrossRoundsLanesAndLongSegments) {
 // The offsets' window (32 segment ends a warp holds) moving on inside one 32-vector chunk: many
 // segments of 0..3 elements, and runs of hundreds of empty ones, over every warp's slice.
 TYPED_TEST(SegmentRagged, DenseTinySegmentsAndRunsOfEmptyOnes) {
-  std::mt19937_64 random(kSeed + 11);
-  std::vector<std::size_t> lengths;
-  for (int s = 0; s < 200000; ++s) lengths.push_back(random() % 4);
+  std::vector<std::size_t> lengths =
+      draw_lengths(200000, kSeed + 11, [](std::uint64_t r) { return r % 4; });
   lengths.insert(lengths.begin() + 5000, 700, 0);
   lengths.insert(lengths.begin() + 100000, 40, 0);
   lengths.insert(lengths.end(), 100, 0);
