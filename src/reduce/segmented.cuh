@@ -35,6 +35,7 @@
 
 #include "common/kernel_launch.cuh"
 #include "common/resident_grid.cuh"
+#include "device/async_copy.cuh"
 #include "device/block_reduce.cuh"
 #include "device/warp_reduce.cuh"
 #include "reduce/agent.cuh"
@@ -398,19 +399,6 @@ __device__ __forceinline__ unsigned run_slot(unsigned v) {
   return (v & ~7u) | ((v + (v >> 3)) & 7u);
 }
 
-//! Copies `bytes` (1..16) from global memory to the shared address `shared` (16-byte aligned)
-//! without registers, the rest of the 16 zero-filled (cp.async, sm_80+, cached in L2 only).
-__device__ __forceinline__ void copy16_async(unsigned shared, const void* global, unsigned bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(shared), "l"(global),
-               "r"(bytes)
-               : "memory");
-}
-__device__ __forceinline__ void copies_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-template <int kPending>
-__device__ __forceinline__ void copies_wait() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(kPending) : "memory");
-}
-
 //! One warp's shared memory in segment_runs_kernel.
 template <class Traits>
 struct RunShared {
@@ -497,15 +485,15 @@ __global__ void __launch_bounds__(kRunBlock, SegmentMinBlocks<Traits>::teams * 2
       auto copy = [&](unsigned slot, const char* source) {
         const auto to = static_cast<unsigned>(__cvta_generic_to_shared(sh.offsets[slot]));
         if (offset_bytes == 8) {
-          asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(to), "l"(source) : "memory");
+          device::copy_async<8>(to, source);
         } else {
-          asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(to), "l"(source) : "memory");
+          device::copy_async<4>(to, source);
         }
       };
       copy(lane, from);
       if (lane == 0 && i + kLaneGroup <= a.num_segments) copy(kLaneGroup, from + kLaneGroup * offset_bytes);
     }
-    copies_commit();
+    device::copies_commit();
   };
   auto offset_at = [&](unsigned slot) -> std::int64_t {
     return a.rows.wide_offsets ? *reinterpret_cast<const std::int64_t*>(sh.offsets[slot])
@@ -516,7 +504,7 @@ __global__ void __launch_bounds__(kRunBlock, SegmentMinBlocks<Traits>::teams * 2
   unsigned ticket = 0;  // the number of the group after the next one, once it is known
   if (lane == 0 && group < groups) ticket = atomicAdd(a.tickets, 1u);
   while (group < groups) {
-    copies_wait<0>();
+    device::copies_wait<0>();
     __syncwarp();
     const std::size_t first = group * kLaneGroup;
     const std::size_t s = first + lane;
@@ -593,8 +581,8 @@ __global__ void __launch_bounds__(kRunBlock, SegmentMinBlocks<Traits>::teams * 2
 #pragma unroll
           for (unsigned k = 0; k < kVectors; ++k) {
             const std::ptrdiff_t at = round + static_cast<int>(32 * k * kCount);
-            copy16_async(to[k] + shift, x_lane + at, 16);
-            if constexpr (kDot) copy16_async(to[k] + shift + y_from_x, y_run + (x_lane - x_run) + at, 16);
+            device::copy16_async(to[k] + shift, x_lane + at, 16);
+            if constexpr (kDot) device::copy16_async(to[k] + shift + y_from_x, y_run + (x_lane - x_run) + at, 16);
           }
         } else {
 #pragma unroll
@@ -603,12 +591,12 @@ __global__ void __launch_bounds__(kRunBlock, SegmentMinBlocks<Traits>::teams * 2
             if (at < hi) {
               const unsigned bytes =
                   static_cast<unsigned>(min(hi - at, kCount)) * static_cast<unsigned>(sizeof(T));
-              copy16_async(to[k] + shift, x_run + at, bytes);
-              if constexpr (kDot) copy16_async(to[k] + shift + y_from_x, y_run + at, bytes);
+              device::copy16_async(to[k] + shift, x_run + at, bytes);
+              if constexpr (kDot) device::copy16_async(to[k] + shift + y_from_x, y_run + at, bytes);
             }
           }
         }
-        copies_commit();
+        device::copies_commit();
       };
 
       Acc carry = Traits::identity();  // what the rounds so far carry into the next
@@ -622,9 +610,9 @@ __global__ void __launch_bounds__(kRunBlock, SegmentMinBlocks<Traits>::teams * 2
           atomicOr(&sh.heads[at / kPerLane], 1u << (at % kPerLane));
         }
         if (more) {
-          copies_wait<1>();
+          device::copies_wait<1>();
         } else {
-          copies_wait<0>();
+          device::copies_wait<0>();
         }
         __syncwarp();
         const unsigned heads = sh.heads[lane];
@@ -685,7 +673,7 @@ __global__ void __launch_bounds__(kRunBlock, SegmentMinBlocks<Traits>::teams * 2
     }
     group = next;
   }
-  copies_wait<0>();  // the last copy of offsets (of no group) has landed before the warp leaves
+  device::copies_wait<0>();  // the last copy of offsets (of no group) has landed before the warp leaves
   // The last warp to finish (every other one has taken its last ticket) zeroes the counters.
   if (lane == 0) {
     if (atomicAdd(a.tickets + 1, 1u) == warps - 1) {
@@ -901,6 +889,10 @@ inline constexpr int kLongMinBlocks = 2;
 //! long segments): with one, 16 dependent rounds per block and the kernel 72.4 us (DRAM 52%);
 //! with four, 66.3 us and the whole f32 sum 228.5 -> 223 us. (More slices per block, to even out
 //! the blocks' loads, made it slower: each slice's search and partial rounds cost ~7 us.)
+//! The order a block reads its pieces in matters: listed as shared-memory atomics came (session
+//! 17), f64 dot on the same case took 780-785 us (the long kernel 295.7 us, DRAM 47%, with
+//! kLongScan 4 or 1); listed in segment order, 709-711 us, e271c6c's figure (session 18; f16 sum
+//! lost 3%).
 inline constexpr int kLongScan = 4;
 
 template <class Traits, class Config, bool kYVector>
@@ -959,17 +951,46 @@ __global__ void __launch_bounds__(Config::kBlock, kLongMinBlocks)
         begins[j] = s < a.num_segments ? a.rows.offset(s) : hi;
         ends[j] = s < a.num_segments ? a.rows.offset(s + 1) : hi;
       }
-      if (threadIdx.x == 0) listed_count = 0;
-      __syncthreads();
+      // The pieces are listed in segment order (j, then the thread), so that the block reads
+      // them from low addresses to high: a warp's ballot per j, then one warp's exclusive scan
+      // of the kLongScan x kWarps counts (at most 64, two per lane).
+      constexpr unsigned kWarps = kBlock / device::kWarpSize;
+      static_assert(kLongScan * kWarps <= 64, "two counts per lane of the scan");
+      __shared__ unsigned list_base[kLongScan * kWarps];
+      const unsigned lane = threadIdx.x % device::kWarpSize;
+      const unsigned warp = threadIdx.x / device::kWarpSize;
+      unsigned takes[kLongScan];
       bool more = true;  // every segment here starts before hi, so the next one may too
 #pragma unroll
       for (int j = 0; j < kLongScan; ++j) {
         const std::size_t s = chunk + j * kBlock + threadIdx.x;
         const bool inside = s < a.num_segments;
-        // Any order: the pieces are independent.
-        if (inside && reads_piece(begins[j], ends[j], lo, hi, a.long_min))
-          listed[atomicAdd(&listed_count, 1u)] = s;
+        takes[j] = __ballot_sync(0xffffffffu,
+                                 inside && reads_piece(begins[j], ends[j], lo, hi, a.long_min));
+        if (lane == 0) list_base[j * kWarps + warp] = static_cast<unsigned>(__popc(takes[j]));
         more = more && inside && begins[j] < hi;
+      }
+      __syncthreads();
+      if (warp == 0) {
+        const unsigned first = 2 * lane;
+        const unsigned c0 = first < kLongScan * kWarps ? list_base[first] : 0u;
+        const unsigned c1 = first + 1 < kLongScan * kWarps ? list_base[first + 1] : 0u;
+        unsigned sum = c0 + c1;
+#pragma unroll
+        for (int d = 1; d < device::kWarpSize; d *= 2) {
+          const unsigned other = __shfl_up_sync(0xffffffffu, sum, d);
+          if (lane >= static_cast<unsigned>(d)) sum += other;
+        }
+        if (first < kLongScan * kWarps) list_base[first] = sum - c0 - c1;
+        if (first + 1 < kLongScan * kWarps) list_base[first + 1] = sum - c1;
+        if (lane == device::kWarpSize - 1) listed_count = sum;
+      }
+      __syncthreads();
+#pragma unroll
+      for (int j = 0; j < kLongScan; ++j) {
+        if ((takes[j] >> lane) & 1u)
+          listed[list_base[j * kWarps + warp] + __popc(takes[j] & ((1u << lane) - 1u))] =
+              chunk + j * kBlock + threadIdx.x;
       }
       more = __syncthreads_and(more);
       const unsigned count = listed_count;
