@@ -16,7 +16,7 @@ __device__ __forceinline__ void copy16_async(unsigned shared, const void* global
 //! cached in L1 as well (the .ca form: neighbouring threads' copies share lines).
 template <int kBytes>
 __device__ __forceinline__ void copy_async(unsigned shared, const void* global) {
-  static_assert(kBytes == 4 || kBytes == 8, "cp.async.ca copies 4, 8 or 16 bytes");
+  static_assert(kBytes == 4 || kBytes == 8, "4 or 8 bytes here; 16 through copy16_async");
   if constexpr (kBytes == 8) {
     asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(shared), "l"(global) : "memory");
   } else {

@@ -965,7 +965,7 @@ __global__ void __launch_bounds__(Config::kBlock, kLongMinBlocks)
       for (int j = 0; j < kLongScan; ++j) {
         const std::size_t s = chunk + j * kBlock + threadIdx.x;
         const bool inside = s < a.num_segments;
-        takes[j] = __ballot_sync(0xffffffffu,
+        takes[j] = __ballot_sync(device::kFullWarpMask,
                                  inside && reads_piece(begins[j], ends[j], lo, hi, a.long_min));
         if (lane == 0) list_base[j * kWarps + warp] = static_cast<unsigned>(__popc(takes[j]));
         more = more && inside && begins[j] < hi;
@@ -978,7 +978,7 @@ __global__ void __launch_bounds__(Config::kBlock, kLongMinBlocks)
         unsigned sum = c0 + c1;
 #pragma unroll
         for (int d = 1; d < device::kWarpSize; d *= 2) {
-          const unsigned other = __shfl_up_sync(0xffffffffu, sum, d);
+          const unsigned other = device::shfl_up(sum, d);
           if (lane >= static_cast<unsigned>(d)) sum += other;
         }
         if (first < kLongScan * kWarps) list_base[first] = sum - c0 - c1;
