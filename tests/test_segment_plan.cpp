@@ -23,7 +23,9 @@ SegmentCapacity h200_like() {
   SegmentCapacity c;
   c.team_blocks = 132 * 8;
   c.team_block_warps = 8;
+  c.warp_row_blocks = 132 * 8;
   c.vector_row_blocks = 132 * 5;
+  c.partial_vector_row_blocks = 132 * 4;
   c.blocks = 132 * 4;
   c.block_tile_vectors = 512 * 4;
   c.long_blocks = 132 * 4;
@@ -51,12 +53,34 @@ TEST(SegmentPlan, AlignedShortRowsTakeTheVectorRows) {
   }
   // Few rows: blocks for the rows there are (8 teams of 32 lanes, four rows each per pass).
   EXPECT_EQ(plan(64, 128).grid, 2u);
-  // Not whole vectors, not a power of two of them, too long, or not aligned: the other paths.
+  // Not whole vectors, too long, or not aligned: the other paths.
   EXPECT_NE(plan(1 << 20, 6).path, SegmentPath::vector_rows);
-  EXPECT_NE(plan(1 << 20, 12).path, SegmentPath::vector_rows);
   EXPECT_NE(plan(1 << 20, 1024).path, SegmentPath::vector_rows);
+  EXPECT_NE(plan(1 << 20, 516).path, SegmentPath::vector_rows);  // 129 vectors
   EXPECT_NE(plan(1 << 20, 32, 4, false).path, SegmentPath::vector_rows);
   EXPECT_EQ(plan(1, 32).path, SegmentPath::scalar);
+}
+
+// Rows of whole vectors whose count is not a power of two get the slots of the next power of two.
+TEST(SegmentPlan, VectorRowsOfAnyCountOfVectors) {
+  const SegmentCapacity c = h200_like();
+  struct Case {
+    std::size_t size;
+    unsigned request, team_log2, per_thread_log2;
+  };
+  // f32 rows of 12 (3 vectors: 4 slots), 48 (12: 16), 100 (25: 32), 192 (48: 64), 500 (125:
+  // 128), with one or four vectors per lane asked for.
+  for (const Case& k : {Case{12, 0, 2, 0}, Case{48, 0, 4, 0}, Case{100, 0, 5, 0},
+                        Case{192, 0, 5, 1}, Case{500, 0, 5, 2}, Case{12, 2, 0, 2},
+                        Case{48, 2, 2, 2}, Case{100, 2, 3, 2}, Case{500, 2, 5, 2}}) {
+    const FixedSegmentPlan p = plan_fixed_segments(1 << 20, k.size, 4, c, kPartials, true, k.request);
+    EXPECT_EQ(p.path, SegmentPath::vector_rows) << k.size;
+    EXPECT_EQ(p.team_log2, k.team_log2) << k.size << " asking " << k.request;
+    EXPECT_EQ(p.per_thread_log2, k.per_thread_log2) << k.size << " asking " << k.request;
+    EXPECT_TRUE(p.partial_rows) << k.size;
+    EXPECT_EQ(p.grid, c.partial_vector_row_blocks) << k.size;  // that kernel's own grid
+  }
+  EXPECT_FALSE(plan_fixed_segments(1 << 20, 64, 4, c, kPartials, true).partial_rows);
 }
 
 // The statistics' Moments ask for four vectors per lane (per_thread_log2 = 2): fewer lanes per
@@ -96,10 +120,10 @@ TEST(SegmentPlan, FixedSizeTiers) {
   EXPECT_EQ(plan(5, 0).group, kLaneGroup);
 
   const FixedSegmentPlan warps = plan(333, 33);
-  EXPECT_EQ(warps.path, SegmentPath::teams);
+  EXPECT_EQ(warps.path, SegmentPath::warp_rows);
   EXPECT_EQ(warps.group, 1u);
   EXPECT_EQ(warps.grid, (333u + 7) / 8);
-  EXPECT_EQ(plan(1000, kBlockSegmentMin - 1).path, SegmentPath::teams);
+  EXPECT_EQ(plan(1000, kBlockSegmentMin - 1).path, SegmentPath::warp_rows);
 
   // Enough segments to fill the GPU: one block each, the grid striding over them.
   const FixedSegmentPlan many = plan(1000, kBlockSegmentMin);
@@ -108,9 +132,9 @@ TEST(SegmentPlan, FixedSizeTiers) {
   EXPECT_EQ(many.grid, c.blocks);
 
   // Long rows, enough of them for every resident warp in whole rounds: a warp each.
-  const std::size_t resident_warps = std::size_t{c.team_blocks} * c.team_block_warps;
-  EXPECT_EQ(plan(4 * resident_warps, kBlockSegmentMin).path, SegmentPath::teams);
-  EXPECT_EQ(plan(32768, 4096).path, SegmentPath::teams);  // 3.88 rounds: 97% full
+  const std::size_t resident_warps = std::size_t{c.warp_row_blocks} * c.team_block_warps;
+  EXPECT_EQ(plan(4 * resident_warps, kBlockSegmentMin).path, SegmentPath::warp_rows);
+  EXPECT_EQ(plan(32768, 4096).path, SegmentPath::warp_rows);  // 3.88 rounds: 97% full
   EXPECT_EQ(plan(10000, 4096).path, SegmentPath::blocks);  // 1.18 rounds: half the last idle
   EXPECT_EQ(plan(4 * resident_warps, kWarpSegmentMax + 1).path, SegmentPath::blocks);
 

@@ -145,6 +145,12 @@ TYPED_TEST(SegmentFixed, EveryOpShapeAndOffset) {
       {333, 33},
       {64, 1024},
       {1024, 64},
+      // Rows of whole vectors whose count is not a power of two (for some element sizes).
+      {1000, 12},
+      {500, 48},
+      {300, 100},
+      {200, 192},
+      {64, 500},
       {7, (std::size_t{1} << 20) + 3},
       {100, kThreadSegmentMax - 1},
       {100, kThreadSegmentMax},

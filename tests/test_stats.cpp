@@ -335,9 +335,11 @@ TYPED_TEST(SegmentedStatistics, FixedSizeSegments) {
   using T = TypeParam;
   const DType dtype = dtype_of<T>::value;
   // Shapes that take every segmented path: a thread, a warp, a team of lanes over aligned vector
-  // rows, a block and a group of blocks per segment, and one segment (the scalar path).
+  // rows (a power of two of vectors, or not: 12, 48, 100 and 300 elements), a block and a group
+  // of blocks per segment, and one segment (the scalar path).
   const std::pair<std::size_t, std::size_t> shapes[] = {
-      {1000, 0}, {3000, 5}, {4096, 32}, {2048, 64}, {777, 300}, {129, 4096}, {3, 200001}, {1, 70000}};
+      {1000, 0},  {3000, 5}, {4096, 32}, {2048, 64},  {2000, 12}, {600, 48},
+      {300, 100}, {777, 300}, {129, 4096}, {3, 200001}, {1, 70000}};
   for (auto [num, size] : shapes) {
     const std::vector<T> host = bench::random_vector<T>(num * size, kSeed + size, Distribution::uniform);
     const DeviceBuffer<T> d = upload(host);

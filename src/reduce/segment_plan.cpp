@@ -10,9 +10,13 @@ unsigned ceil_div(std::size_t a, std::size_t b) {
 }
 
 // Blocks for `teams` warps of work, at most the resident grid (the kernel strides beyond it).
-unsigned team_grid(std::size_t warps, const SegmentCapacity& capacity) {
+unsigned team_grid(std::size_t warps, const SegmentCapacity& capacity,
+                   unsigned resident_blocks) {
   const unsigned wanted = ceil_div(warps, std::max(1u, capacity.team_block_warps));
-  return std::max(1u, std::min(wanted, std::max(1u, capacity.team_blocks)));
+  return std::max(1u, std::min(wanted, std::max(1u, resident_blocks)));
+}
+unsigned team_grid(std::size_t warps, const SegmentCapacity& capacity) {
+  return team_grid(warps, capacity, capacity.team_blocks);
 }
 
 }  // namespace
@@ -28,37 +32,51 @@ FixedSegmentPlan plan_fixed_segments(std::size_t num_segments, std::size_t segme
   }
   const std::size_t row_bytes = segment_size * element_bytes;
   const std::size_t vectors = row_bytes / 16;
-  if (aligned_rows && row_bytes % 16 == 0 && vectors > 0 && vectors <= kVectorRowsMax &&
-      (vectors & (vectors - 1)) == 0) {
+  if (aligned_rows && row_bytes % 16 == 0 && vectors > 0 && vectors <= kVectorRowsMax) {
+    // Slots for the power of two at or above the row's vectors; the ones past its end idle.
+    std::size_t slots = 1;
+    while (slots < vectors) slots *= 2;
     plan.path = SegmentPath::vector_rows;
     plan.per_thread_log2 = std::min(per_thread_log2, 2u);
-    while ((std::size_t{1} << plan.per_thread_log2) > vectors) --plan.per_thread_log2;
-    while ((std::size_t{1} << (plan.team_log2 + plan.per_thread_log2)) < vectors &&
+    while ((std::size_t{1} << plan.per_thread_log2) > slots) --plan.per_thread_log2;
+    while ((std::size_t{1} << (plan.team_log2 + plan.per_thread_log2)) < slots &&
            plan.team_log2 < 5)
       ++plan.team_log2;
-    while ((std::size_t{1} << (plan.team_log2 + plan.per_thread_log2)) < vectors)
+    while ((std::size_t{1} << (plan.team_log2 + plan.per_thread_log2)) < slots)
       ++plan.per_thread_log2;
     const std::size_t teams_per_block = kTeamThreads >> plan.team_log2;
     const std::size_t rows_per_pass = kVectorRowLoads >> plan.per_thread_log2;
     const std::size_t rows_per_block = teams_per_block * rows_per_pass;
+    plan.partial_rows = slots != vectors;
+    const unsigned resident =
+        plan.partial_rows ? capacity.partial_vector_row_blocks : capacity.vector_row_blocks;
     plan.grid = std::max(1u, std::min(ceil_div(num_segments, rows_per_block),
-                                      std::max(1u, capacity.vector_row_blocks)));
+                                      std::max(1u, resident)));
+    return plan;
+  }
+  // Rows shorter than kThreadSegmentMax (empty ones too) go to segment_teams_kernel, a lane
+  // each; longer ones to warp_rows_kernel.
+  if (segment_size < kThreadSegmentMax) {
+    plan.path = SegmentPath::teams;
+    plan.group = kLaneGroup;
+    plan.grid = team_grid((num_segments + kLaneGroup - 1) / kLaneGroup, capacity);
     return plan;
   }
   // Long rows go to a warp each too when there are enough of them to keep every resident warp
   // busy in whole rounds (at least 90% of the last round full): one block per 4,096-element row
   // read 32,768 such rows at 2,957 GB/s on the H200 (session 6, 167eb03), a warp per row at
   // 4,278 (94d1e4d); a warp per 1,024-element row read 131,072 rows at 4,188.
-  const std::size_t resident_warps = static_cast<std::size_t>(std::max(1u, capacity.team_blocks)) *
-                                     std::max(1u, capacity.team_block_warps);
+  const std::size_t resident_warps =
+      static_cast<std::size_t>(std::max(1u, capacity.warp_row_blocks)) *
+      std::max(1u, capacity.team_block_warps);
   const std::size_t rounds = (num_segments + resident_warps - 1) / resident_warps;
   const bool warps_fill = num_segments >= resident_warps &&
                           num_segments * 10 >= rounds * resident_warps * 9 &&
                           segment_size <= kWarpSegmentMax;
-  if (segment_size < kBlockSegmentMin || warps_fill) {  // empty segments: a thread writes each
-    plan.path = SegmentPath::teams;
-    plan.group = segment_size < kThreadSegmentMax ? kLaneGroup : 1;
-    plan.grid = team_grid((num_segments + plan.group - 1) / plan.group, capacity);
+  if (segment_size < kBlockSegmentMin || warps_fill) {
+    plan.path = SegmentPath::warp_rows;
+    plan.group = 1;
+    plan.grid = team_grid(num_segments, capacity, capacity.warp_row_blocks);
     return plan;
   }
   plan.path = SegmentPath::blocks;

@@ -2,9 +2,8 @@
 // The segmented reduce's planner: which kernel reads which segments, decided from the shape alone
 // (segmented.cuh has the kernels). Every threshold is here, in one place.
 //
-// THE THRESHOLDS ARE FIRST GUESSES. None has been measured yet: they are to be swept on the H200
-// in the tuning pass (issue 11, phase 2) and the figures recorded here, as config.cuh does for
-// the scalar reduce. What each one trades is said beside it.
+// Each threshold says beside it what it trades and, where it was measured on the H200, what the
+// measurement read; the ones without a figure are still first guesses.
 //
 // Fixed-size segments (num_segments x segment_size), by segment_size:
 //   - one segment of at least one element: the scalar reduce itself (launch.cuh), the whole GPU
@@ -12,7 +11,8 @@
 //   - fewer than kThreadSegmentMax elements: one thread per segment, 32 segments per warp, each
 //     thread reading its segment alone (16-byte loads where its row is aligned). The starting
 //     point for short rows: correct, coalesced on the output, not yet tuned;
-//   - fewer than kBlockSegmentMin: one warp per segment;
+//   - fewer than kBlockSegmentMin (or up to kWarpSegmentMax when the rows fill every resident
+//     warp in whole rounds): one warp per segment, warp_rows_kernel;
 //   - more: one block per segment, or `blocks_per_segment` blocks per segment when one per
 //     segment would leave resident blocks idle (fewer segments than the GPU holds blocks); the
 //     blocks of a segment publish partials and the last of them folds (grid_step.cuh).
@@ -46,7 +46,7 @@
 
 namespace reducelab::detail {
 
-// ---- thresholds (first guesses, not measured: see above) -------------------------------------
+// ---- thresholds -----------------------------------------------------------------------------
 
 //! Segments shorter than this are read by one thread each. A warp per segment would leave most
 //! lanes idle below 32 elements; a thread alone on a longer row issues many dependent loads.
@@ -71,11 +71,13 @@ inline constexpr std::size_t kBlockSegmentMin = 4096;
 inline constexpr std::size_t kWarpSegmentMax = std::size_t{1} << 20;
 //! Segments a warp takes at once when it reads them a thread each: one per lane.
 inline constexpr unsigned kLaneGroup = 32;
-//! Fixed-size rows of whole 16-byte vectors, each row starting on a 16-byte boundary, with a
-//! power-of-two count of vectors up to this many, are read by vector_rows_kernel: a team of up to
-//! 32 lanes per row, four 16-byte loads in flight per lane (several rows per lane when the row is
-//! shorter than four vectors per lane), so a warp's load covers 512 contiguous bytes. 128 vectors
-//! are 512 f32 elements (4 per lane of a warp).
+//! Fixed-size rows of whole 16-byte vectors, each row starting on a 16-byte boundary, up to this
+//! many vectors, are read by vector_rows_kernel: a team of up to 32 lanes per row, four 16-byte
+//! loads in flight per lane (several rows per lane when the row is shorter than four vectors per
+//! lane), so a warp's load covers 512 contiguous bytes. 128 vectors are 512 f32 elements (4 per
+//! lane of a warp). A row of a count of vectors that is not a power of two gets the slots of the
+//! next power of two, and the slots past its end idle (until session 19 such rows went to a warp
+//! each: 2,796,202 rows of 48 floats read at 550 GB/s).
 inline constexpr std::size_t kVectorRowsMax = 128;
 //! Threads per block of segment_teams_kernel and vector_rows_kernel.
 inline constexpr unsigned kTeamThreads = 256;
@@ -87,6 +89,7 @@ inline constexpr unsigned kVectorRowLoads = 4;
 enum class SegmentPath {
   scalar,  //!< the scalar reduce on the one segment
   teams,   //!< segment_teams_kernel: a thread or a warp per segment
+  warp_rows,  //!< warp_rows_kernel: a warp per fixed-size row
   vector_rows,  //!< vector_rows_kernel: a team of lanes per aligned row of whole vectors
   blocks,  //!< segment_blocks_kernel: one block, or a group of blocks, per segment
 };
@@ -100,6 +103,11 @@ struct SegmentCapacity {
   //! per SM at 47 registers), 35% of the warps active and 57-65% of the DRAM's bandwidth for
   //! rows of 32..128 floats (Nsight Compute).
   unsigned vector_row_blocks = 1;
+  //! The same for rows that do not fill their slots (vector_rows_kernel<..., true>).
+  unsigned partial_vector_row_blocks = 1;
+  //! Resident blocks of warp_rows_kernel (blocks of kTeamThreads): the teams kernel's warp
+  //! path alone, which holds more blocks where the other paths' registers held fewer.
+  unsigned warp_row_blocks = 1;
   unsigned blocks = 1;                 //!< resident blocks of segment_blocks_kernel
   std::size_t block_tile_vectors = 1;  //!< 16-byte vectors one block of it loads in one batch
   unsigned long_blocks = 1;            //!< resident blocks of long_segments_kernel
@@ -107,11 +115,12 @@ struct SegmentCapacity {
 
 struct FixedSegmentPlan {
   SegmentPath path = SegmentPath::teams;
-  unsigned group = 1;               //!< teams: segments a warp takes at once (kLaneGroup or 1)
+  unsigned group = 1;               //!< teams: segments a warp takes at once (kLaneGroup; 1: warp_rows)
   unsigned blocks_per_segment = 1;  //!< blocks: the blocks that share one segment
-  unsigned grid = 1;                //!< blocks to launch (teams, blocks, vector_rows)
+  unsigned grid = 1;                //!< blocks to launch (every path but scalar)
   unsigned team_log2 = 0;           //!< vector_rows: log2 of the lanes per row (0..5)
   unsigned per_thread_log2 = 0;     //!< vector_rows: log2 of the vectors per lane per row (0..2)
+  bool partial_rows = false;  //!< vector_rows: the row has fewer vectors than team x per_thread
 };
 
 struct RaggedSegmentPlan {

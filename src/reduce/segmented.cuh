@@ -8,6 +8,7 @@
 // The kernels:
 //   - segment_teams_kernel: a thread or a warp per segment (short and medium segments, fixed or
 //     ragged);
+//   - warp_rows_kernel: a warp per fixed-size row (the teams kernel's warp path alone);
 //   - segment_runs_kernel: ragged segments shorter than kBlockSegmentMin in groups of 32, each
 //     group's elements read as one range (runs), when x is 16-byte aligned and there are enough
 //     segments for groups;
@@ -357,6 +358,49 @@ __global__ void __launch_bounds__(kTeamBlock, SegmentMinBlocks<Traits>::teams)
   }
 }
 
+// ---- a warp per fixed-size row ---------------------------------------------------------------
+
+//! Resident blocks per SM that warp_rows_kernel is bound to. Measured on the H200 (session 19,
+//! 131,072 rows of 1,024 f32 against segment_teams_kernel's warp path, two runs each): bound to 3
+//! (up to 80 registers, no spills for 4-byte types), var 138.8 / 139.6 -> 134.1 / 132.3 us, dot
+//! 320.9 / 324.5 -> 245.1 / 244.8, norm 133.8 / 133.4 -> 131.4 / 130.9, logsumexp 132.6 / 133.1
+//! -> 131.0 / 130.6; 32,768 rows of 4,096: sum 134.2 / 134.8 -> 127.6 / 127.6, dot 306.4 / 302.8
+//! -> 250.2 / 249.2. Bound to 4 (64 registers), the spills cost more than the warps gained: var
+//! 169.7 / 167.6 us (40 bytes of spills), dot along 4,096 261.6 / 260.0 (120 bytes).
+inline constexpr int kWarpRowMinBlocks = 3;
+
+//! Whether warp_rows_kernel reads Traits' rows; else segment_teams_kernel's warp path does.
+//! Not for the 8-byte traits with their own team merge (var's Moments and logsumexp of f64),
+//! which spill under the bound (28 and 100 bytes) where the teams kernel does not: 131,072 x
+//! 1,024 f64 var 253.9 / 254.0 us with the teams kernel, 258.3 / 257.9 with this one; logsumexp
+//! 519.9 / 519.2 against 536.0 / 530.5 (session 19).
+template <class Traits>
+inline constexpr bool kWarpRowsServe =
+    !(has_team_reduce<Traits>::value && sizeof(typename Traits::Elem) == 8);
+
+//! Fixed-size rows of at least kThreadSegmentMax elements, a warp per row, rows `warps` apart:
+//! segment_teams_kernel's warp path (the same agent, so the same order of operations) without
+//! its per-lane and octet paths. Unbound, ptxas gives it about as many registers as the teams
+//! kernel (80 for f32 var's Moments, 98 for f32 dot); the bound (kWarpRowMinBlocks) is its own.
+template <class Traits, bool kYVector>
+__global__ void __launch_bounds__(kTeamBlock, kWarpRowMinBlocks)
+    warp_rows_kernel(TeamArgs<typename Traits::Elem> a) {
+  using WarpAgent =
+      RangeAgent<Traits, device::kWarpSize, TeamConfig::kUnroll, TeamConfig::kHint, kYVector>;
+  const unsigned lane = threadIdx.x % device::kWarpSize;
+  const std::size_t warp =
+      (static_cast<std::size_t>(blockIdx.x) * kTeamBlock + threadIdx.x) / device::kWarpSize;
+  const std::size_t warps = static_cast<std::size_t>(gridDim.x) * (kTeamBlock / device::kWarpSize);
+  const std::size_t size = a.rows.size;
+  for (std::size_t s = warp; s < a.num_segments; s += warps) {  // warp-uniform
+    const std::size_t begin = s * a.rows.pitch;
+    typename Traits::Acc acc =
+        read_range<Traits, WarpAgent>(a.x, a.y, begin, size, lane, 0, 1);
+    acc = reduce_warp<Traits>(acc);
+    if (lane == 0) store_result<Traits>(a.out, s, acc, size, a.finish, a.out_stride);
+  }
+}
+
 // ---- ragged segments read as runs of elements ------------------------------------------------
 
 //! Threads per block of segment_runs_kernel: 4 warps, whose shared memory (6.3 KB each for f32
@@ -693,16 +737,24 @@ struct VectorRowArgs {
   std::size_t pitch;         // elements from one row's start to the next's (16-byte multiple)
   unsigned team_log2;        // lanes per row: 1 << team_log2 (1..32)
   unsigned per_thread_log2;  // vectors per lane per row: 1 << per_thread_log2 (1, 2 or 4)
+  unsigned vectors;          // vectors per row: at most team x per_thread (fewer: some unread)
   void* out;
   std::size_t out_stride;
   Finish finish;
 };
 
-//! Rows of (team x per_thread) whole 16-byte vectors, each on a 16-byte boundary. A pass gives
-//! every team kVectorRowLoads / per_thread rows, `teams` apart, so that one load instruction of a
-//! warp reads neighbouring rows: 512 contiguous bytes. Each lane issues its kVectorRowLoads loads
-//! before it uses the first; then each row's lanes fold their vectors and meet in a butterfly.
-template <class Traits>
+//! Rows of `vectors` whole 16-byte vectors, each on a 16-byte boundary, read by teams of `team`
+//! lanes with `per_thread` vector slots each (team x per_thread the power of two at or above
+//! `vectors`; slots past the row's end are not read). A pass gives every team
+//! kVectorRowLoads / per_thread rows, `teams` apart, so that one load instruction of a warp reads
+//! neighbouring rows: 512 contiguous bytes when the row fills its slots. Each lane issues its
+//! kVectorRowLoads loads before it uses the first; then each row's lanes fold their vectors and
+//! meet in a butterfly. kPartial: rows that do not fill their slots, whose lanes check each slot
+//! and fold vector by vector; rows that do (kPartial false) fold a lane's vectors as one tile
+//! (traits that fold tiles), with no check. Two kernels, not one: the checks cost rows of 128
+//! floats 7% (sum 139.0 / 135.4 -> 147.5 / 147.7 us) and argmax along rows of 32 9% (6 resident
+//! blocks per SM -> 5), session 19.
+template <class Traits, bool kPartial>
 __global__ void __launch_bounds__(kTeamBlock)
     vector_rows_kernel(VectorRowArgs<typename Traits::Elem> a) {
   using T = typename Traits::Elem;
@@ -719,6 +771,7 @@ __global__ void __launch_bounds__(kTeamBlock)
   const unsigned rows_per_pass = static_cast<unsigned>(kLoads) >> a.per_thread_log2;
   // Load k reads vector (rank + (k % per_thread) x team) of the pass's row k / per_thread.
   auto vector_of = [&](int k) { return rank + ((k & per_thread_mask) << a.team_log2); };
+  auto in_row = [&](int k) { return !kPartial || vector_of(k) < a.vectors; };
   // Grid-uniform bounds: every lane reaches the butterflies.
   for (std::size_t base = 0; base < a.rows; base += rows_per_pass * teams) {
     uint4 rx[kLoads];
@@ -726,7 +779,7 @@ __global__ void __launch_bounds__(kTeamBlock)
 #pragma unroll
     for (int k = 0; k < kLoads; ++k) {
       const std::size_t row = base + (k >> a.per_thread_log2) * teams + team_id;
-      if (row < a.rows) {
+      if (row < a.rows && in_row(k)) {
         const std::size_t at = row * a.pitch + vector_of(k) * Vec::kCount;
         rx[k] = device::load16<TeamConfig::kHint>(a.x + at);
         if constexpr (kDot) ry[k] = device::load16<TeamConfig::kHint>(a.y + at);
@@ -741,11 +794,28 @@ __global__ void __launch_bounds__(kTeamBlock)
       Acc acc = valid ? Traits::finish(state, a.x + row * a.pitch) : Traits::identity();
       acc = reduce_team<Traits>(acc, team);
       if (valid && rank == 0) {
-        const std::size_t count = (std::size_t{team} << a.per_thread_log2) * Vec::kCount;
+        const std::size_t slots = kPartial ? a.vectors : team << a.per_thread_log2;
+        const std::size_t count = slots * Vec::kCount;
         store_result<Traits>(a.out, row, acc, count, a.finish, a.out_stride);
       }
     };
-    if constexpr (folds_tiles<Traits>::value) {
+    // A lane's vectors of row j one at a time (those in the row).
+    auto rows_by_vector = [&] {
+#pragma unroll
+      for (int j = 0; j < kLoads; ++j) {
+        if (static_cast<unsigned>(j) >= rows_per_pass) break;  // uniform
+        finish_row(j, [&](typename Traits::State& state) {
+#pragma unroll
+          for (int k = 0; k < kLoads; ++k) {
+            if ((k >> a.per_thread_log2) != j || !in_row(k)) continue;
+            const Vec vx = Vec::from(rx[k]);
+            const Vec vy = kDot ? Vec::from(ry[kDot ? k : 0]) : Vec{};
+            Traits::update_vector(state, vx.element, vy.element, vector_of(k) * Vec::kCount);
+          }
+        });
+      }
+    };
+    if constexpr (folds_tiles<Traits>::value && !kPartial) {
       // A lane's vectors of a row in one update_vectors call (the plan gives each lane up to
       // four): a template per vectors-per-lane count, so the registers are indexed by constants.
       auto rows_of = [&](auto per_thread) {
@@ -773,19 +843,7 @@ __global__ void __launch_bounds__(kTeamBlock)
         rows_of(std::integral_constant<int, 4>{});
       }
     } else {
-#pragma unroll
-      for (int j = 0; j < kLoads; ++j) {
-        if (static_cast<unsigned>(j) >= rows_per_pass) break;  // uniform
-        finish_row(j, [&](typename Traits::State& state) {
-#pragma unroll
-          for (int k = 0; k < kLoads; ++k) {
-            if ((k >> a.per_thread_log2) != j) continue;
-            const Vec vx = Vec::from(rx[k]);
-            const Vec vy = kDot ? Vec::from(ry[kDot ? k : 0]) : Vec{};
-            Traits::update_vector(state, vx.element, vy.element, vector_of(k) * Vec::kCount);
-          }
-        });
-      }
+      rows_by_vector();
     }
   }
 }
@@ -1059,8 +1117,10 @@ template <class Traits, bool kYVector>
 struct SegmentBlocksTag {};
 template <class Traits, bool kYVector>
 struct LongSegmentsTag {};
-template <class Traits>
+template <class Traits, bool kPartial>
 struct VectorRowsTag {};
+template <class Traits, bool kYVector>
+struct WarpRowsTag {};
 template <class Traits>
 struct SegmentRunsTag {};
 
@@ -1069,6 +1129,7 @@ template <class Traits, bool kYVector>
 struct SegmentKernels {
   using BlockConfig = typename ConfigFor<Traits>::type;
   static constexpr auto teams = segment_teams_kernel<Traits, kYVector>;
+  static constexpr auto warp_rows = warp_rows_kernel<Traits, kYVector>;
   static constexpr auto blocks = segment_blocks_kernel<Traits, BlockConfig, kYVector>;
   static constexpr auto long_segments = long_segments_kernel<Traits, BlockConfig, kYVector>;
 
@@ -1076,9 +1137,15 @@ struct SegmentKernels {
     SegmentCapacity c;
     c.team_blocks = resident_grid<SegmentTeamsTag<Traits, kYVector>>(teams, kTeamBlock, device);
     c.team_block_warps = kTeamBlock / device::kWarpSize;
+    c.warp_row_blocks =
+        kWarpRowsServe<Traits>
+            ? resident_grid<WarpRowsTag<Traits, kYVector>>(warp_rows, kTeamBlock, device)
+            : c.team_blocks;
     if constexpr (kYVector) {
-      c.vector_row_blocks =
-          resident_grid<VectorRowsTag<Traits>>(vector_rows_kernel<Traits>, kTeamBlock, device);
+      c.vector_row_blocks = resident_grid<VectorRowsTag<Traits, false>>(
+          vector_rows_kernel<Traits, false>, kTeamBlock, device);
+      c.partial_vector_row_blocks = resident_grid<VectorRowsTag<Traits, true>>(
+          vector_rows_kernel<Traits, true>, kTeamBlock, device);
     }
     c.blocks =
         resident_grid<SegmentBlocksTag<Traits, kYVector>>(blocks, BlockConfig::kBlock, device);
@@ -1104,23 +1171,44 @@ struct SegmentKernels {
                             aligned_rows, per_thread_log2);
     if constexpr (kYVector) {
       if (plan.path == SegmentPath::vector_rows) {
-        const VectorRowArgs<T> args{
-            x,   y,         num_segments, pitch, plan.team_log2, plan.per_thread_log2,
-            out, out_stride, finish};
-        launch_kernel<VectorRowsTag<Traits>>(vector_rows_kernel<Traits>, plan.grid, kTeamBlock,
-                                             stream, ws.device,
-                                             "launch of reducelab vector_rows_kernel", args);
+        const VectorRowArgs<T> args{x,
+                                    y,
+                                    num_segments,
+                                    pitch,
+                                    plan.team_log2,
+                                    plan.per_thread_log2,
+                                    static_cast<unsigned>(size * sizeof(T) / 16),
+                                    out,
+                                    out_stride,
+                                    finish};
+        if (plan.partial_rows) {
+          launch_kernel<VectorRowsTag<Traits, true>>(vector_rows_kernel<Traits, true>, plan.grid,
+                                                     kTeamBlock, stream, ws.device,
+                                                     "launch of reducelab vector_rows_kernel",
+                                                     args);
+        } else {
+          launch_kernel<VectorRowsTag<Traits, false>>(vector_rows_kernel<Traits, false>,
+                                                      plan.grid, kTeamBlock, stream, ws.device,
+                                                      "launch of reducelab vector_rows_kernel",
+                                                      args);
+        }
         return;
       }
     }
-    if (plan.path == SegmentPath::teams) {
+    if (plan.path == SegmentPath::teams || plan.path == SegmentPath::warp_rows) {
       const SegmentRows rows{nullptr, false, size, pitch};
       const TeamArgs<typename Traits::Elem> args{
           x,          y,      num_segments, rows, out, out_stride, ~std::size_t{0}, plan.group,
           nullptr, finish};
-      launch_kernel<SegmentTeamsTag<Traits, kYVector>>(
-          teams, plan.grid, kTeamBlock, stream, ws.device,
-          "launch of reducelab segment_teams_kernel", args);
+      if (plan.path == SegmentPath::warp_rows && kWarpRowsServe<Traits>) {
+        launch_kernel<WarpRowsTag<Traits, kYVector>>(warp_rows, plan.grid, kTeamBlock, stream,
+                                                     ws.device,
+                                                     "launch of reducelab warp_rows_kernel", args);
+      } else {
+        launch_kernel<SegmentTeamsTag<Traits, kYVector>>(
+            teams, plan.grid, kTeamBlock, stream, ws.device,
+            "launch of reducelab segment_teams_kernel", args);
+      }
     } else {
       const BlockArgs<typename Traits::Elem> args{
           x,   y,          num_segments,  size,
