@@ -8,6 +8,8 @@
 // Fixed-size segments (num_segments x segment_size), by segment_size:
 //   - one segment of at least one element: the scalar reduce itself (launch.cuh), the whole GPU
 //     on one range;
+//   - rows of whole 16-byte vectors, 16-byte aligned, up to kVectorRowsMax of them: a team of
+//     lanes per row, vector_rows_kernel;
 //   - fewer than kThreadSegmentMax elements: one thread per segment, 32 segments per warp, each
 //     thread reading its segment alone (16-byte loads where its row is aligned). The starting
 //     point for short rows: correct, coalesced on the output, not yet tuned;
@@ -89,7 +91,8 @@ inline constexpr unsigned kVectorRowLoads = 4;
 enum class SegmentPath {
   scalar,  //!< the scalar reduce on the one segment
   teams,   //!< segment_teams_kernel: a thread or a warp per segment
-  warp_rows,  //!< warp_rows_kernel: a warp per fixed-size row
+  warp_rows,  //!< a warp per fixed-size row: warp_rows_kernel (or, for the traits it does not
+              //!< serve, segment_teams_kernel with groups of one)
   vector_rows,  //!< vector_rows_kernel: a team of lanes per aligned row of whole vectors
   blocks,  //!< segment_blocks_kernel: one block, or a group of blocks, per segment
 };
