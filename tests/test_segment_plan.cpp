@@ -26,6 +26,7 @@ SegmentCapacity h200_like() {
   c.warp_row_blocks = 132 * 8;
   c.vector_row_blocks = 132 * 5;
   c.partial_vector_row_blocks = 132 * 4;
+  c.tile_row_blocks = 132 * 7;
   c.blocks = 132 * 4;
   c.block_tile_vectors = 512 * 4;
   c.long_blocks = 132 * 4;
@@ -83,6 +84,41 @@ TEST(SegmentPlan, VectorRowsOfAnyCountOfVectors) {
   EXPECT_FALSE(plan_fixed_segments(1 << 20, 64, 4, c, kPartials, true).partial_rows);
 }
 
+// Contiguous rows under kOctetSegmentBytes that are not vector rows: tiles of whole rows, a tile
+// holding kTileRowBytes from its first row's 16-byte line, a team per row.
+TEST(SegmentPlan, ContiguousShortRowsTakeTiles) {
+  const SegmentCapacity c = h200_like();
+  auto plan = [&](std::size_t num, std::size_t size, std::size_t bytes, bool aligned = true) {
+    return plan_fixed_segments(num, size, bytes, c, kPartials, aligned, 0, true);
+  };
+  struct Case {
+    std::size_t size, bytes, tile_rows;
+    unsigned team_log2;
+  };
+  // f32 rows of 7 (584 a tile: 4,096 elements less the 3 a line may lead with), 33, 50 (81 rows:
+  // 2 lanes each), 250 (16 rows: 16 lanes); f16 rows of 100; f64 rows of 3 and 127.
+  for (const Case& k : {Case{7, 4, 584, 0}, Case{33, 4, 124, 1}, Case{50, 4, 81, 1},
+                        Case{250, 4, 16, 4}, Case{100, 2, 81, 1}, Case{3, 8, 682, 0},
+                        Case{127, 8, 16, 4}}) {
+    const FixedSegmentPlan p = plan(1 << 22, k.size, k.bytes);
+    EXPECT_EQ(p.path, SegmentPath::tile_rows) << k.size << " x " << k.bytes << " bytes";
+    EXPECT_EQ(p.tile_rows, k.tile_rows) << k.size << " x " << k.bytes;
+    EXPECT_EQ(p.team_log2, k.team_log2) << k.size << " x " << k.bytes;
+    // The whole tile fits: the lead of a line and the rows.
+    EXPECT_LE((16 / k.bytes - 1 + p.tile_rows * k.size) * k.bytes, kTileRowBytes) << k.size;
+    EXPECT_EQ(p.grid, c.tile_row_blocks) << k.size;
+  }
+  // Few rows: a block per tile.
+  EXPECT_EQ(plan(1000, 7, 4).grid, 2u);
+  // Vector rows keep their kernel; misaligned ones take tiles.
+  EXPECT_EQ(plan(1 << 20, 32, 4).path, SegmentPath::vector_rows);
+  EXPECT_EQ(plan(1 << 20, 32, 4, false).path, SegmentPath::tile_rows);
+  // 1 KB and more, or empty rows, or rows that do not lie one after another: not tiles.
+  EXPECT_NE(plan(1 << 20, 256, 4, false).path, SegmentPath::tile_rows);
+  EXPECT_NE(plan(100, 0, 4).path, SegmentPath::tile_rows);
+  EXPECT_NE(plan_fixed_segments(1 << 20, 50, 4, c, kPartials, false).path, SegmentPath::tile_rows);
+}
+
 // The statistics' Moments ask for four vectors per lane (per_thread_log2 = 2): fewer lanes per
 // row, the same rows and loads per pass.
 TEST(SegmentPlan, VectorRowsWithFourVectorsPerLane) {
@@ -116,10 +152,16 @@ TEST(SegmentPlan, FixedSizeTiers) {
   EXPECT_EQ(rows4.group, kLaneGroup);
   EXPECT_EQ(rows4.grid, 4096u / 32 / 8);
   EXPECT_EQ(plan(100, kThreadSegmentMax - 1).group, kLaneGroup);
-  EXPECT_EQ(plan(100, kThreadSegmentMax).group, 1u);
   EXPECT_EQ(plan(5, 0).group, kLaneGroup);
+  // Rows under kOctetSegmentBytes that are not vector rows: octets of the teams kernel.
+  const FixedSegmentPlan octets = plan(333, 33);
+  EXPECT_EQ(octets.path, SegmentPath::teams);
+  EXPECT_EQ(octets.group, kLaneGroup);
+  EXPECT_EQ(octets.grid, 2u);  // 11 groups of 32 rows, 8 warps per block
+  EXPECT_EQ(plan(100, kOctetSegmentBytes / 4 - 1).group, kLaneGroup);
+  EXPECT_EQ(plan(100, kOctetSegmentBytes / 8 - 1, 8).group, kLaneGroup);
 
-  const FixedSegmentPlan warps = plan(333, 33);
+  const FixedSegmentPlan warps = plan(333, kOctetSegmentBytes / 4);
   EXPECT_EQ(warps.path, SegmentPath::warp_rows);
   EXPECT_EQ(warps.group, 1u);
   EXPECT_EQ(warps.grid, (333u + 7) / 8);

@@ -151,6 +151,8 @@ TYPED_TEST(SegmentFixed, EveryOpShapeAndOffset) {
       {300, 100},
       {200, 192},
       {64, 500},
+      // Contiguous rows that are not vector rows: tiles of rows; more tiles than resident blocks.
+      {700001, 7},
       {7, (std::size_t{1} << 20) + 3},
       {100, kThreadSegmentMax - 1},
       {100, kThreadSegmentMax},

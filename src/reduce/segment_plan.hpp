@@ -13,6 +13,14 @@
 //   - fewer than kThreadSegmentMax elements: one thread per segment, 32 segments per warp, each
 //     thread reading its segment alone (16-byte loads where its row is aligned). The starting
 //     point for short rows: correct, coalesced on the output, not yet tuned;
+//   - rows of whole 16-byte vectors, aligned, up to kVectorRowsMax of them: a team of lanes per
+//     row, vector_rows_kernel;
+//   - other rows under kOctetSegmentBytes that lie one after another (pitch == length, and dot's
+//     y at x's offset in a 16-byte line): tile_rows_kernel, which reads tiles of whole rows with
+//     the whole-array kernel's coalesced 16-byte loads whatever the row's length or alignment,
+//     stages them in shared memory, and folds each row there with a team of lanes;
+//   - under kOctetSegmentBytes: a team of kOctet lanes per row, four rows per warp at once
+//     (segment_teams_kernel's octets);
 //   - fewer than kBlockSegmentMin (or up to kWarpSegmentMax when the rows fill every resident
 //     warp in whole rounds): one warp per segment, warp_rows_kernel;
 //   - more: one block per segment, or `blocks_per_segment` blocks per segment when one per
@@ -53,8 +61,10 @@ namespace reducelab::detail {
 //! Segments shorter than this are read by one thread each. A warp per segment would leave most
 //! lanes idle below 32 elements; a thread alone on a longer row issues many dependent loads.
 inline constexpr std::size_t kThreadSegmentMax = 32;
-//! Ragged segments of kThreadSegmentMax elements up to (not including) this many bytes are read
-//! by a team of kOctet lanes each, four segments of a warp's group at once (segment_teams_kernel),
+//! Ragged segments (and fixed-size rows that are neither vector rows nor tile rows: a strided
+//! view's rows, or dot's y at another offset in its line than x) of kThreadSegmentMax elements up
+//! to (not including) this many bytes are read by a team of kOctet lanes each, four segments of a
+//! warp's group at once (segment_teams_kernel),
 //! where a whole warp would read them one after another: 1,024 bytes are 64 16-byte vectors, 8 per
 //! lane of the team (two batches of loads), and a warp reads four such segments in as many rounds
 //! of loads as it reads one alone. Measured on the H200 (session 12, against a warp for every
@@ -85,6 +95,11 @@ inline constexpr std::size_t kVectorRowsMax = 128;
 inline constexpr unsigned kTeamThreads = 256;
 //! 16-byte loads in flight per lane of vector_rows_kernel.
 inline constexpr unsigned kVectorRowLoads = 4;
+//! 16-byte loads per thread of tile_rows_kernel for one tile: 256 threads x 4 = 16 KB of x per
+//! tile (and as much of y for dot), staged in shared memory.
+inline constexpr unsigned kTileRowLoads = 4;
+//! Bytes of one array a tile of tile_rows_kernel holds.
+inline constexpr std::size_t kTileRowBytes = std::size_t{kTeamThreads} * kTileRowLoads * 16;
 
 // ---- the plan ---------------------------------------------------------------------------------
 
@@ -94,6 +109,7 @@ enum class SegmentPath {
   warp_rows,  //!< a warp per fixed-size row: warp_rows_kernel (or, for the traits it does not
               //!< serve, segment_teams_kernel with groups of one)
   vector_rows,  //!< vector_rows_kernel: a team of lanes per aligned row of whole vectors
+  tile_rows,  //!< tile_rows_kernel: contiguous short rows staged a tile at a time in shared memory
   blocks,  //!< segment_blocks_kernel: one block, or a group of blocks, per segment
 };
 
@@ -111,6 +127,8 @@ struct SegmentCapacity {
   //! Resident blocks of warp_rows_kernel (blocks of kTeamThreads): the teams kernel's warp
   //! path alone, which holds more blocks where the other paths' registers held fewer.
   unsigned warp_row_blocks = 1;
+  //! Resident blocks of tile_rows_kernel (blocks of kTeamThreads, 16 or 32 KB of shared memory).
+  unsigned tile_row_blocks = 1;
   unsigned blocks = 1;                 //!< resident blocks of segment_blocks_kernel
   std::size_t block_tile_vectors = 1;  //!< 16-byte vectors one block of it loads in one batch
   unsigned long_blocks = 1;            //!< resident blocks of long_segments_kernel
@@ -121,9 +139,10 @@ struct FixedSegmentPlan {
   unsigned group = 1;               //!< teams: segments a warp takes at once (kLaneGroup; 1: warp_rows)
   unsigned blocks_per_segment = 1;  //!< blocks: the blocks that share one segment
   unsigned grid = 1;                //!< blocks to launch (every path but scalar)
-  unsigned team_log2 = 0;           //!< vector_rows: log2 of the lanes per row (0..5)
+  unsigned team_log2 = 0;           //!< vector_rows, tile_rows: log2 of the lanes per row (0..5)
   unsigned per_thread_log2 = 0;     //!< vector_rows: log2 of the vectors per lane per row (0..2)
   bool partial_rows = false;  //!< vector_rows: the row has fewer vectors than team x per_thread
+  std::size_t tile_rows = 0;  //!< tile_rows: rows per tile
 };
 
 struct RaggedSegmentPlan {
@@ -141,11 +160,13 @@ constexpr bool takes_scalar_path(std::size_t num_segments, std::size_t segment_s
 //! `max_partials`: partials (and group counters) the workspace holds. `aligned_rows`: every
 //! segment (of x, and of y for dot) starts on a 16-byte boundary. `per_thread_log2`: on vector
 //! rows, each lane takes at least 1 << per_thread_log2 of a row's vectors (at most the row's, and
-//! at most kVectorRowLoads); with 0 the team grows to 32 lanes first.
+//! at most kVectorRowLoads); with 0 the team grows to 32 lanes first. `contiguous_rows`: the
+//! rows lie one after another (pitch == segment_size) and dot's y sits at x's offset in a 16-byte
+//! line, so that tile_rows_kernel may read them.
 FixedSegmentPlan plan_fixed_segments(std::size_t num_segments, std::size_t segment_size,
                                      std::size_t element_bytes, const SegmentCapacity& capacity,
                                      unsigned max_partials, bool aligned_rows = false,
-                                     unsigned per_thread_log2 = 0);
+                                     unsigned per_thread_log2 = 0, bool contiguous_rows = false);
 
 //! The plan for num_segments >= 1 ragged segments. The long kernel keeps two partials per block,
 //! so its grid is at most max_partials / 2.

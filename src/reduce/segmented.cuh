@@ -13,6 +13,8 @@
 //     group's elements read as one range (runs), when x is 16-byte aligned and there are enough
 //     segments for groups;
 //   - vector_rows_kernel: a team of lanes per short aligned fixed-size row;
+//   - tile_rows_kernel: other short fixed-size rows that lie one after another, a tile of them
+//     at a time staged in shared memory;
 //   - segment_blocks_kernel: a block, or a group of blocks, per fixed-size segment;
 //   - long_segments_kernel: ragged segments of at least kBlockSegmentMin elements, read in
 //     slices of the element range so that every block gets the same number of elements.
@@ -848,6 +850,119 @@ __global__ void __launch_bounds__(kTeamBlock)
   }
 }
 
+// ---- tiles of contiguous short rows, staged in shared memory ---------------------------------
+
+template <class T>
+struct TileRowArgs {
+  const T* x;
+  const T* y;  // dot only, at x's offset in a 16-byte line
+  std::size_t rows;
+  std::size_t size;       // elements per row, 1 .. kOctetSegmentBytes / sizeof(T); rows contiguous
+  std::size_t tile_rows;  // rows per tile (FixedSegmentPlan::tile_rows)
+  unsigned team_log2;     // lanes per row: 1 << team_log2
+  void* out;
+  std::size_t out_stride;
+  Finish finish;
+};
+
+//! Contiguous rows shorter than kOctetSegmentBytes that are not vector rows (a length that is
+//! not a whole number of 16-byte vectors, or a base that is not on a 16-byte boundary): rows of
+//! 50 floats read 740 GB/s a warp each and 2,500 by the teams kernel's octets (session 19/20),
+//! whose lanes load whatever the row's alignment leaves them. Here the rows are what they are in
+//! memory, one range: a block takes `tile_rows` whole rows at a time and loads the 16-byte lines
+//! that hold them with the whole-array kernel's pattern (each thread kTileRowLoads vectors,
+//! kTeamThreads apart, all issued before the first is stored), the partial lines at the tile's
+//! two ends element by element (so no byte outside the rows is read), into shared memory in the
+//! lines' own layout. Then a team of lanes per row folds the row there, lane r taking elements
+//! r, r + team, ... in order, and the team meets in a butterfly (reduce_team).
+//!
+//! Order of operations: fixed by the row's length and the plan (team size from the tile's rows),
+//! not by the row's alignment or the grid.
+template <class Traits>
+__global__ void __launch_bounds__(kTeamBlock) tile_rows_kernel(TileRowArgs<typename Traits::Elem> a) {
+  using T = typename Traits::Elem;
+  using Acc = typename Traits::Acc;
+  using Vec = device::Vec16<T>;
+  constexpr bool kDot = Traits::kArrays == 2;
+  constexpr int kCount = Vec::kCount;
+  constexpr int kLoads = static_cast<int>(kTileRowLoads);
+  constexpr int kVectors = kTeamBlock * kLoads;  // 16-byte lines per tile and array
+  __shared__ uint4 tile_x[kVectors];
+  __shared__ uint4 tile_y[kDot ? kVectors : 1];
+  const T* const sx = reinterpret_cast<const T*>(tile_x);
+  const T* const sy = reinterpret_cast<const T*>(tile_y);
+  const unsigned team = 1u << a.team_log2;
+  const unsigned rank = threadIdx.x & (team - 1);
+  const unsigned team_id = threadIdx.x >> a.team_log2;
+  const unsigned teams = kTeamBlock >> a.team_log2;
+  const std::size_t tiles = (a.rows + a.tile_rows - 1) / a.tile_rows;
+  for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {  // block-uniform
+    const std::size_t first_row = tile * a.tile_rows;
+    const std::size_t rows = a.rows - first_row < a.tile_rows ? a.rows - first_row : a.tile_rows;
+    const T* const x0 = a.x + first_row * a.size;  // the tile's first element
+    const T* const y0 = kDot ? a.y + first_row * a.size : nullptr;
+    // Positions in the tile count from the 16-byte line that holds x0, `lead` elements before
+    // it; the tile's elements are at positions [lead, stop).
+    const auto lead = static_cast<int>((reinterpret_cast<std::uintptr_t>(x0) % 16) / sizeof(T));
+    const int stop = lead + static_cast<int>(rows * a.size);
+    const int lines = (stop + kCount - 1) / kCount;
+    uint4 rx[kLoads];
+    uint4 ry[kDot ? kLoads : 1];
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) {
+      const int v = static_cast<int>(threadIdx.x) + k * kTeamBlock;
+      const int p = v * kCount - lead;  // the line's first element, from x0
+      if (v < lines) {
+        if (p >= 0 && p + lead + kCount <= stop) {
+          rx[k] = device::load16<TeamConfig::kHint>(x0 + p);
+          if constexpr (kDot) ry[k] = device::load16<TeamConfig::kHint>(y0 + p);
+        } else {  // a line cut by the tile's ends: its elements in the tile one by one
+          Vec vx{};
+          Vec vy{};
+#pragma unroll
+          for (int c = 0; c < kCount; ++c) {
+            if (p + c >= 0 && p + c + lead < stop) {
+              vx.element[c] = x0[p + c];
+              if constexpr (kDot) vy.element[c] = y0[p + c];
+            }
+          }
+          memcpy(&rx[k], &vx, 16);
+          if constexpr (kDot) memcpy(&ry[k], &vy, 16);
+        }
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) {
+      const int v = static_cast<int>(threadIdx.x) + k * kTeamBlock;
+      if (v < lines) {
+        tile_x[v] = rx[k];
+        if constexpr (kDot) tile_y[v] = ry[k];
+      }
+    }
+    __syncthreads();
+    // Each team its rows, warp-uniform rounds: every lane reaches the butterfly.
+    const auto size = static_cast<unsigned>(a.size);
+    for (std::size_t round = 0; round < rows; round += teams) {
+      const std::size_t j = round + team_id;  // the row in the tile
+      const bool valid = j < rows;
+      typename Traits::State state = Traits::start();
+      if (valid) {
+        const unsigned from = static_cast<unsigned>(lead) + static_cast<unsigned>(j) * size;
+        for (unsigned i = rank; i < size; i += team) {
+          const T xi = sx[from + i];
+          const T yi = kDot ? sy[from + i] : xi;
+          Traits::update(state, xi, yi, i);
+        }
+      }
+      const std::size_t row = first_row + j;
+      Acc acc = valid ? Traits::finish(state, a.x + row * a.size) : Traits::identity();
+      acc = reduce_team<Traits>(acc, team);
+      if (valid && rank == 0) store_result<Traits>(a.out, row, acc, a.size, a.finish, a.out_stride);
+    }
+    __syncthreads();  // the tile's shared memory serves the next tile
+  }
+}
+
 // ---- a block or a group of blocks per fixed-size segment --------------------------------------
 
 template <class T>
@@ -1119,6 +1234,8 @@ template <class Traits, bool kYVector>
 struct LongSegmentsTag {};
 template <class Traits, bool kPartial>
 struct VectorRowsTag {};
+template <class Traits>
+struct TileRowsTag {};
 template <class Traits, bool kYVector>
 struct WarpRowsTag {};
 template <class Traits>
@@ -1146,6 +1263,8 @@ struct SegmentKernels {
           vector_rows_kernel<Traits, false>, kTeamBlock, device);
       c.partial_vector_row_blocks = resident_grid<VectorRowsTag<Traits, true>>(
           vector_rows_kernel<Traits, true>, kTeamBlock, device);
+      c.tile_row_blocks =
+          resident_grid<TileRowsTag<Traits>>(tile_rows_kernel<Traits>, kTeamBlock, device);
     }
     c.blocks =
         resident_grid<SegmentBlocksTag<Traits, kYVector>>(blocks, BlockConfig::kBlock, device);
@@ -1166,10 +1285,20 @@ struct SegmentKernels {
     // Traits that fold tiles (Moments, logsumexp) merge fewer lanes when each lane holds
     // four vectors of a row: one update_vectors and a team of vectors / 4 lanes per row.
     const unsigned per_thread_log2 = folds_tiles<Traits>::value ? 2 : 0;
+    // Only they take tiles of rows, too (one offset in a line for x and y).
+    const bool contiguous_rows = kYVector && pitch == size;
     const FixedSegmentPlan plan =
         plan_fixed_segments(num_segments, size, sizeof(T), capacity(ws.device), kMaxGrid,
-                            aligned_rows, per_thread_log2);
+                            aligned_rows, per_thread_log2, contiguous_rows);
     if constexpr (kYVector) {
+      if (plan.path == SegmentPath::tile_rows) {
+        const TileRowArgs<T> args{x,   y,          num_segments, size, plan.tile_rows,
+                                  plan.team_log2, out, out_stride, finish};
+        launch_kernel<TileRowsTag<Traits>>(tile_rows_kernel<Traits>, plan.grid, kTeamBlock,
+                                           stream, ws.device,
+                                           "launch of reducelab tile_rows_kernel", args);
+        return;
+      }
       if (plan.path == SegmentPath::vector_rows) {
         const VectorRowArgs<T> args{x,
                                     y,
