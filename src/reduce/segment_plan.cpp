@@ -72,7 +72,7 @@ FixedSegmentPlan plan_fixed_segments(std::size_t num_segments, std::size_t segme
   // Rows shorter than kThreadSegmentMax (empty ones too) go to segment_teams_kernel, a lane
   // each, and so do the other rows under kOctetSegmentBytes (not one after another), which its
   // octets read four at a time; longer ones go to warp_rows_kernel. Rows of 50 f32 a warp each:
-  // 740 GB/s; octets: 2,513 (session 20; tile rows: 4,010).
+  // 733 GB/s; octets: 2,513 (session 20; tile rows: 4,084-4,164).
   if (segment_size < kThreadSegmentMax || row_bytes < kOctetSegmentBytes) {
     plan.path = SegmentPath::teams;
     plan.group = kLaneGroup;

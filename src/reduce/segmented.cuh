@@ -852,6 +852,13 @@ __global__ void __launch_bounds__(kTeamBlock)
 
 // ---- tiles of contiguous short rows, staged in shared memory ---------------------------------
 
+//! Traits whose update_vector keeps the vector to look into at the end (argmin, argmax).
+template <class Traits, class = void>
+struct has_vector_found : std::false_type {};
+template <class Traits>
+struct has_vector_found<Traits, std::void_t<decltype(&Traits::update_vector_found)>>
+    : std::true_type {};
+
 template <class T>
 struct TileRowArgs {
   const T* x;
@@ -867,14 +874,19 @@ struct TileRowArgs {
 
 //! Contiguous rows shorter than kOctetSegmentBytes that are not vector rows (a length that is
 //! not a whole number of 16-byte vectors, or a base that is not on a 16-byte boundary): rows of
-//! 50 floats read 740 GB/s a warp each and 2,500 by the teams kernel's octets (session 19/20),
-//! whose lanes load whatever the row's alignment leaves them. Here the rows are what they are in
+//! 50 floats read 733 GB/s a warp each and 2,513 by the teams kernel's octets, whose lanes load
+//! whatever the row's alignment leaves them, and 4,084-4,164 here (H200, session 20; rows of 33
+//! 3,963-4,023, of 7 3,606-3,704). Here the rows are what they are in
 //! memory, one range: a block takes `tile_rows` whole rows at a time and loads the 16-byte lines
 //! that hold them with the whole-array kernel's pattern (each thread kTileRowLoads vectors,
 //! kTeamThreads apart, all issued before the first is stored), the partial lines at the tile's
 //! two ends element by element (so no byte outside the rows is read), into shared memory in the
 //! lines' own layout. Then a team of lanes per row folds the row there, lane r taking elements
-//! r, r + team, ... in order, and the team meets in a butterfly (reduce_team).
+//! r, r + team, ... in order, and the team meets in a butterfly (reduce_team). The next tile's
+//! loads are issued before this tile is folded, so the fold hides behind them, and every op but
+//! argmin/argmax folds kCount elements per update_vector: along rows of 50 f32, var 2,150 ->
+//! 2,780 GB/s, logsumexp 2,300 -> 3,050, sum 4,010 -> 4,084-4,164 (session 20). Still short:
+//! var along rows of 250 reads 2,500 here and 3,230 by the octets, which fold whole vectors.
 //!
 //! Order of operations: fixed by the row's length and the plan (team size from the tile's rows),
 //! not by the row's alignment or the grid.
@@ -896,32 +908,47 @@ __global__ void __launch_bounds__(kTeamBlock) tile_rows_kernel(TileRowArgs<typen
   const unsigned team_id = threadIdx.x >> a.team_log2;
   const unsigned teams = kTeamBlock >> a.team_log2;
   const std::size_t tiles = (a.rows + a.tile_rows - 1) / a.tile_rows;
-  for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {  // block-uniform
-    const std::size_t first_row = tile * a.tile_rows;
-    const std::size_t rows = a.rows - first_row < a.tile_rows ? a.rows - first_row : a.tile_rows;
-    const T* const x0 = a.x + first_row * a.size;  // the tile's first element
-    const T* const y0 = kDot ? a.y + first_row * a.size : nullptr;
-    // Positions in the tile count from the 16-byte line that holds x0, `lead` elements before
-    // it; the tile's elements are at positions [lead, stop).
-    const auto lead = static_cast<int>((reinterpret_cast<std::uintptr_t>(x0) % 16) / sizeof(T));
-    const int stop = lead + static_cast<int>(rows * a.size);
-    const int lines = (stop + kCount - 1) / kCount;
-    uint4 rx[kLoads];
-    uint4 ry[kDot ? kLoads : 1];
+  // Tile t: its first row, its rows, and `lead`, how many elements before its first one the
+  // 16-byte line that holds it starts. Positions in the tile count from that line: the tile's
+  // elements are at [lead, lead + rows x size).
+  struct Tile {
+    std::size_t first_row;
+    std::size_t rows;
+    int lead;
+    int stop;
+    int lines;
+  };
+  auto tile_at = [&](std::size_t t) {
+    Tile tile;
+    tile.first_row = t * a.tile_rows;
+    tile.rows = a.rows - tile.first_row < a.tile_rows ? a.rows - tile.first_row : a.tile_rows;
+    tile.lead = static_cast<int>(
+        (reinterpret_cast<std::uintptr_t>(a.x + tile.first_row * a.size) % 16) / sizeof(T));
+    tile.stop = tile.lead + static_cast<int>(tile.rows * a.size);
+    tile.lines = (tile.stop + kCount - 1) / kCount;
+    return tile;
+  };
+  uint4 rx[kLoads];
+  uint4 ry[kDot ? kLoads : 1];
+  // Thread's lines of tile t into registers: whole lines as 16-byte loads, the lines cut by the
+  // tile's ends element by element.
+  auto load = [&](const Tile& tile) {
+    const T* const x0 = a.x + tile.first_row * a.size;
+    const T* const y0 = kDot ? a.y + tile.first_row * a.size : nullptr;
 #pragma unroll
     for (int k = 0; k < kLoads; ++k) {
       const int v = static_cast<int>(threadIdx.x) + k * kTeamBlock;
-      const int p = v * kCount - lead;  // the line's first element, from x0
-      if (v < lines) {
-        if (p >= 0 && p + lead + kCount <= stop) {
+      const int p = v * kCount - tile.lead;  // the line's first element, from x0
+      if (v < tile.lines) {
+        if (p >= 0 && p + tile.lead + kCount <= tile.stop) {
           rx[k] = device::load16<TeamConfig::kHint>(x0 + p);
           if constexpr (kDot) ry[k] = device::load16<TeamConfig::kHint>(y0 + p);
-        } else {  // a line cut by the tile's ends: its elements in the tile one by one
+        } else {
           Vec vx{};
           Vec vy{};
 #pragma unroll
           for (int c = 0; c < kCount; ++c) {
-            if (p + c >= 0 && p + c + lead < stop) {
+            if (p + c >= 0 && p + c + tile.lead < tile.stop) {
               vx.element[c] = x0[p + c];
               if constexpr (kDot) vy.element[c] = y0[p + c];
             }
@@ -931,35 +958,61 @@ __global__ void __launch_bounds__(kTeamBlock) tile_rows_kernel(TileRowArgs<typen
         }
       }
     }
+  };
+  const auto size = static_cast<unsigned>(a.size);
+  // A lane's elements of the row at `from`: rank, rank + team, ..., kCount at a time through
+  // update_vector (one merge of Moments, one rescale of logsumexp per kCount elements, where
+  // one at a time each element's update waits on the one before), then the rest one at a time.
+  // argmin/argmax one at a time: their update_vector keeps a vector to look into at the end.
+  auto fold_row = [&](typename Traits::State& state, unsigned from) {
+    unsigned i = rank;
+    if constexpr (!has_vector_found<Traits>::value) {
+      for (; i + (kCount - 1) * team < size; i += kCount * team) {
+        T xs[kCount];
+        T ys[kCount];
+#pragma unroll
+        for (int c = 0; c < kCount; ++c) {
+          xs[c] = sx[from + i + c * team];
+          ys[c] = kDot ? sy[from + i + c * team] : xs[c];
+        }
+        Traits::update_vector(state, xs, ys, i);
+      }
+    }
+    for (; i < size; i += team) {
+      const T xi = sx[from + i];
+      const T yi = kDot ? sy[from + i] : xi;
+      Traits::update(state, xi, yi, i);
+    }
+  };
+  std::size_t t = blockIdx.x;
+  if (t < tiles) load(tile_at(t));
+  while (t < tiles) {  // block-uniform
+    const Tile tile = tile_at(t);
 #pragma unroll
     for (int k = 0; k < kLoads; ++k) {
       const int v = static_cast<int>(threadIdx.x) + k * kTeamBlock;
-      if (v < lines) {
+      if (v < tile.lines) {
         tile_x[v] = rx[k];
         if constexpr (kDot) tile_y[v] = ry[k];
       }
     }
     __syncthreads();
-    // Each team its rows, warp-uniform rounds: every lane reaches the butterfly.
-    const auto size = static_cast<unsigned>(a.size);
-    for (std::size_t round = 0; round < rows; round += teams) {
+    // The next tile's loads are in flight while this one is folded.
+    const std::size_t next = t + gridDim.x;
+    if (next < tiles) load(tile_at(next));
+    // Each team its rows, in warp-uniform rounds: every lane reaches the butterfly.
+    for (std::size_t round = 0; round < tile.rows; round += teams) {
       const std::size_t j = round + team_id;  // the row in the tile
-      const bool valid = j < rows;
+      const bool valid = j < tile.rows;
       typename Traits::State state = Traits::start();
-      if (valid) {
-        const unsigned from = static_cast<unsigned>(lead) + static_cast<unsigned>(j) * size;
-        for (unsigned i = rank; i < size; i += team) {
-          const T xi = sx[from + i];
-          const T yi = kDot ? sy[from + i] : xi;
-          Traits::update(state, xi, yi, i);
-        }
-      }
-      const std::size_t row = first_row + j;
+      if (valid) fold_row(state, static_cast<unsigned>(tile.lead) + static_cast<unsigned>(j) * size);
+      const std::size_t row = tile.first_row + j;
       Acc acc = valid ? Traits::finish(state, a.x + row * a.size) : Traits::identity();
       acc = reduce_team<Traits>(acc, team);
       if (valid && rank == 0) store_result<Traits>(a.out, row, acc, a.size, a.finish, a.out_stride);
     }
     __syncthreads();  // the tile's shared memory serves the next tile
+    t = next;
   }
 }
 
