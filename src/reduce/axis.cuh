@@ -114,14 +114,6 @@ __device__ __forceinline__ void result_offsets(const AxisView& v, std::uint64_t 
   }
 }
 
-//! argmin/argmax: ArgTraits::finish finds a vector's winner by reading the vector again at
-//! x + index, which holds where the index is the element's offset; along several axes it is not,
-//! so vector runs find the winner in the registers instead (update_vector_found).
-template <class Traits>
-struct is_arg_traits : std::false_type {};
-template <class T, bool kIsMin>
-struct is_arg_traits<ArgTraits<T, kIsMin>> : std::true_type {};
-
 //! kWidth == 1: one result per thread, element loads. kWidth == 16 / sizeof(T) (vector columns,
 //! axis_plan.hpp: vector_columns_width): `kWidth` neighbouring results per thread, one 16-byte
 //! load per reduced index covering all of them. kRunWidth == 16 / sizeof(T) (vector runs,
@@ -200,6 +192,8 @@ __global__ void __launch_bounds__(kAxisBlock) axis_kernel(AxisArgs<typename Trai
       auto fold = [&](std::uint64_t r, const T (&xs)[kLoad], const T (&ys)[kLoad]) {
         if constexpr (kRunWidth > 1) {
           const std::uint64_t first = r * kRunWidth;
+          // ArgTraits::finish would read the vector again at x + index, which is not the
+          // element's offset along several axes: the winner is found in the registers.
           if constexpr (is_arg_traits<Traits>::value) {
             Traits::update_vector_found(state[0], xs, first);
           } else {

@@ -10,15 +10,13 @@
 //     on one range;
 //   - rows of whole 16-byte vectors, 16-byte aligned, up to kVectorRowsMax of them: a team of
 //     lanes per row, vector_rows_kernel;
-//   - fewer than kThreadSegmentMax elements: one thread per segment, 32 segments per warp, each
-//     thread reading its segment alone (16-byte loads where its row is aligned). The starting
-//     point for short rows: correct, coalesced on the output, not yet tuned;
-//   - rows of whole 16-byte vectors, aligned, up to kVectorRowsMax of them: a team of lanes per
-//     row, vector_rows_kernel;
 //   - other rows under kOctetSegmentBytes that lie one after another (pitch == length, and dot's
 //     y at x's offset in a 16-byte line): tile_rows_kernel, which reads tiles of whole rows with
 //     the whole-array kernel's coalesced 16-byte loads whatever the row's length or alignment,
 //     stages them in shared memory, and folds each row there with a team of lanes;
+//   - fewer than kThreadSegmentMax elements: one thread per segment, 32 segments per warp, each
+//     thread reading its segment alone (16-byte loads where its row is aligned). The starting
+//     point for short rows: correct, coalesced on the output, not yet tuned;
 //   - under kOctetSegmentBytes: a team of kOctet lanes per row, four rows per warp at once
 //     (segment_teams_kernel's octets);
 //   - fewer than kBlockSegmentMin (or up to kWarpSegmentMax when the rows fill every resident

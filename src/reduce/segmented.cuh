@@ -852,13 +852,6 @@ __global__ void __launch_bounds__(kTeamBlock)
 
 // ---- tiles of contiguous short rows, staged in shared memory ---------------------------------
 
-//! Traits whose update_vector keeps the vector to look into at the end (argmin, argmax).
-template <class Traits, class = void>
-struct has_vector_found : std::false_type {};
-template <class Traits>
-struct has_vector_found<Traits, std::void_t<decltype(&Traits::update_vector_found)>>
-    : std::true_type {};
-
 template <class T>
 struct TileRowArgs {
   const T* x;
@@ -876,8 +869,8 @@ struct TileRowArgs {
 //! not a whole number of 16-byte vectors, or a base that is not on a 16-byte boundary): rows of
 //! 50 floats read 733 GB/s a warp each and 2,513 by the teams kernel's octets, whose lanes load
 //! whatever the row's alignment leaves them, and 4,084-4,164 here (H200, session 20; rows of 33
-//! 3,963-4,023, of 7 3,606-3,704). Here the rows are what they are in
-//! memory, one range: a block takes `tile_rows` whole rows at a time and loads the 16-byte lines
+//! 3,963-4,023, of 7 3,606-3,704). Here the rows are what they are in memory, one range: a
+//! block takes `tile_rows` whole rows at a time and loads the 16-byte lines
 //! that hold them with the whole-array kernel's pattern (each thread kTileRowLoads vectors,
 //! kTeamThreads apart, all issued before the first is stored), the partial lines at the tile's
 //! two ends element by element (so no byte outside the rows is read), into shared memory in the
@@ -966,7 +959,7 @@ __global__ void __launch_bounds__(kTeamBlock) tile_rows_kernel(TileRowArgs<typen
   // argmin/argmax one at a time: their update_vector keeps a vector to look into at the end.
   auto fold_row = [&](typename Traits::State& state, unsigned from) {
     unsigned i = rank;
-    if constexpr (!has_vector_found<Traits>::value) {
+    if constexpr (!is_arg_traits<Traits>::value) {
       for (; i + (kCount - 1) * team < size; i += kCount * team) {
         T xs[kCount];
         T ys[kCount];

@@ -356,4 +356,14 @@ struct ArgTraits {
   }
 };
 
+//! argmin/argmax (ArgTraits and the traits built on it): their update_vector keeps the winning
+//! vector for finish() to read again at x + index, so a kernel whose index is not the element's
+//! offset from x (several axes; elements gathered from shared memory) folds them with
+//! update_vector_found or one element at a time instead.
+template <class Traits, class = void>
+struct is_arg_traits : std::false_type {};
+template <class Traits>
+struct is_arg_traits<Traits, std::void_t<decltype(&Traits::update_vector_found)>>
+    : std::true_type {};
+
 }  // namespace reducelab::detail
