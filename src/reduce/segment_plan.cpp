@@ -24,7 +24,8 @@ unsigned team_grid(std::size_t warps, const SegmentCapacity& capacity) {
 FixedSegmentPlan plan_fixed_segments(std::size_t num_segments, std::size_t segment_size,
                                      std::size_t element_bytes, const SegmentCapacity& capacity,
                                      unsigned max_partials, bool aligned_rows,
-                                     unsigned per_thread_log2, bool contiguous_rows) {
+                                     unsigned per_thread_log2, bool contiguous_rows,
+                                     std::size_t tile_row_bytes_max) {
   FixedSegmentPlan plan;
   if (takes_scalar_path(num_segments, segment_size)) {
     plan.path = SegmentPath::scalar;
@@ -58,7 +59,8 @@ FixedSegmentPlan plan_fixed_segments(std::size_t num_segments, std::size_t segme
   // of the array from the 16-byte line of its first row's first element (at most 15 bytes before
   // it), so as many whole rows as fit after those bytes. Teams of lanes per row: as many lanes
   // as leave every row of a tile a team (a power of two, at most 32).
-  if (contiguous_rows && segment_size > 0 && row_bytes < kOctetSegmentBytes) {
+  if (contiguous_rows && segment_size > 0 && row_bytes < kOctetSegmentBytes &&
+      row_bytes < tile_row_bytes_max) {
     const std::size_t tile_elements = kTileRowBytes / element_bytes;
     const std::size_t line_elements = std::max<std::size_t>(1, 16 / element_bytes);
     plan.path = SegmentPath::tile_rows;

@@ -13,7 +13,9 @@
 //   - other rows under kOctetSegmentBytes that lie one after another (pitch == length, and dot's
 //     y at x's offset in a 16-byte line): tile_rows_kernel, which reads tiles of whole rows with
 //     the whole-array kernel's coalesced 16-byte loads whatever the row's length or alignment,
-//     stages them in shared memory, and folds each row there with a team of lanes;
+//     stages them in shared memory, and folds each row there with a team of lanes; for the
+//     statistics that fold tiles only rows under kLongFoldTileRowBytes, for argmin/argmax rows
+//     under kArgTileRowElements (longer ones go to the octets below);
 //   - fewer than kThreadSegmentMax elements: one thread per segment, 32 segments per warp, each
 //     thread reading its segment alone (16-byte loads where its row is aligned). The starting
 //     point for short rows: correct, coalesced on the output, not yet tuned;
@@ -98,6 +100,24 @@ inline constexpr unsigned kVectorRowLoads = 4;
 inline constexpr unsigned kTileRowLoads = 4;
 //! Bytes of one array a tile of tile_rows_kernel holds.
 inline constexpr std::size_t kTileRowBytes = std::size_t{kTeamThreads} * kTileRowLoads * 16;
+//! Contiguous rows from this many bytes up to kOctetSegmentBytes of the ops that fold whole
+//! tiles (folds_tiles: var/std and their means, f32/f16 logsumexp) go to the teams kernel's
+//! octets instead of tile_rows_kernel. The octets fold whole 16-byte vectors from registers; a
+//! tile's team gathers its elements from shared memory, `team` apart, and folds fewer of them
+//! per Chan merge, which costs more as rows grow. H200, session 22 (2^27 elements, GB/s, tiles
+//! against octets, mean of two runs): f32 var along 101 2,863 / 2,134, 130 2,744 / 2,713, 161
+//! 2,641 / 2,660, 199 2,820 / 2,934, 250 2,526 / 3,241; f32 logsumexp along 101 3,110 / 2,516,
+//! 130 2,967 / 3,028, 199 3,071 / 3,411, 250 2,770 / 3,768; f16 var along 201 2,176 / 1,658,
+//! 401 2,071 / 2,112; f64 var along 33 2,519 / 1,403, 101 2,522 / 2,910. The crossover is at
+//! ~512-640 bytes for all three types.
+inline constexpr std::size_t kLongFoldTileRowBytes = 512;
+//! The same for argmin/argmax, in elements: tile_rows_kernel's argmax folds one element at a
+//! time, 420-580 G elements/s whatever the type (f32 along 65-250 2,000-2,330 GB/s, f16
+//! 980-1,025, f64 3,110-3,365); the octets get faster as rows grow. H200, session 22, tiles
+//! against octets: f32 argmax along 65 2,328 / 1,408, 161 2,006 / 1,894, 199 2,150 / 2,145, 250
+//! 2,199 / 2,342; f16 along 201 1,025 / 1,513, 401 981 / 1,867; f64 along 33 3,365 / 1,614, 101
+//! 3,108 / 2,205 (f64 rows under kOctetSegmentBytes are all under this limit).
+inline constexpr std::size_t kArgTileRowElements = 192;
 
 // ---- the plan ---------------------------------------------------------------------------------
 
@@ -160,11 +180,14 @@ constexpr bool takes_scalar_path(std::size_t num_segments, std::size_t segment_s
 //! rows, each lane takes at least 1 << per_thread_log2 of a row's vectors (at most the row's, and
 //! at most kVectorRowLoads); with 0 the team grows to 32 lanes first. `contiguous_rows`: the
 //! rows lie one after another (pitch == segment_size) and dot's y sits at x's offset in a 16-byte
-//! line, so that tile_rows_kernel may read them.
+//! line, so that tile_rows_kernel may read them; it takes such rows of fewer than
+//! `tile_row_bytes_max` bytes (kOctetSegmentBytes; kLongFoldTileRowBytes for the ops that fold
+//! tiles, kArgTileRowElements elements for argmin/argmax), and the octets the longer ones.
 FixedSegmentPlan plan_fixed_segments(std::size_t num_segments, std::size_t segment_size,
                                      std::size_t element_bytes, const SegmentCapacity& capacity,
                                      unsigned max_partials, bool aligned_rows = false,
-                                     unsigned per_thread_log2 = 0, bool contiguous_rows = false);
+                                     unsigned per_thread_log2 = 0, bool contiguous_rows = false,
+                                     std::size_t tile_row_bytes_max = kOctetSegmentBytes);
 
 //! The plan for num_segments >= 1 ragged segments. The long kernel keeps two partials per block,
 //! so its grid is at most max_partials / 2.

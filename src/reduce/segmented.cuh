@@ -878,8 +878,11 @@ struct TileRowArgs {
 //! r, r + team, ... in order, and the team meets in a butterfly (reduce_team). The next tile's
 //! loads are issued before this tile is folded, so the fold hides behind them, and every op but
 //! argmin/argmax folds kCount elements per update_vector: along rows of 50 f32, var 2,150 ->
-//! 2,780 GB/s, logsumexp 2,300 -> 3,050, sum 4,010 -> 4,084-4,164 (session 20). Still short:
-//! var along rows of 250 reads 2,500 here and 3,230 by the octets, which fold whole vectors.
+//! 2,780 GB/s, logsumexp 2,300 -> 3,050, sum 4,010 -> 4,084-4,164 (session 20). The octets,
+//! which fold whole vectors from registers, are faster for the long folds along longer rows
+//! (f32 var along 250: 2,526 here, 3,241 there; session 22), so the planner sends the
+//! statistics that fold tiles here only under kLongFoldTileRowBytes and argmin/argmax under
+//! kArgTileRowElements (segment_plan.hpp).
 //!
 //! Order of operations: fixed by the row's length and the plan (team size from the tile's rows),
 //! not by the row's alignment or the grid.
@@ -1333,9 +1336,14 @@ struct SegmentKernels {
     const unsigned per_thread_log2 = folds_tiles<Traits>::value ? 2 : 0;
     // Only they take tiles of rows, too (one offset in a line for x and y).
     const bool contiguous_rows = kYVector && pitch == size;
+    // Longer such rows of the ops with a long fold go to the octets (segment_plan.hpp).
+    constexpr std::size_t kTileRowBytesMax =
+        folds_tiles<Traits>::value     ? kLongFoldTileRowBytes
+        : is_arg_traits<Traits>::value ? kArgTileRowElements * sizeof(T)
+                                       : kOctetSegmentBytes;
     const FixedSegmentPlan plan =
         plan_fixed_segments(num_segments, size, sizeof(T), capacity(ws.device), kMaxGrid,
-                            aligned_rows, per_thread_log2, contiguous_rows);
+                            aligned_rows, per_thread_log2, contiguous_rows, kTileRowBytesMax);
     if constexpr (kYVector) {
       if (plan.path == SegmentPath::tile_rows) {
         const TileRowArgs<T> args{x,   y,          num_segments, size, plan.tile_rows,
