@@ -119,36 +119,25 @@ TEST(SegmentPlan, ContiguousShortRowsTakeTiles) {
   EXPECT_NE(plan_fixed_segments(1 << 20, 50, 4, c, kPartials, false).path, SegmentPath::tile_rows);
 }
 
-// The ops whose fold of an element is long take tiles only for rows under their limit
-// (kLongFoldTileRowBytes for the statistics that fold tiles, kArgTileRowElements elements for
-// argmin/argmax); longer contiguous rows under kOctetSegmentBytes go to the teams kernel's
-// octets, and the other ops keep tiles up to kOctetSegmentBytes.
+// The statistics that fold tiles take them only for rows under kLongFoldTileRowBytes; longer
+// contiguous rows under kOctetSegmentBytes go to the teams kernel's octets, and the other ops
+// keep tiles up to kOctetSegmentBytes.
 TEST(SegmentPlan, LongFoldRowsLeaveTilesAtTheirLimit) {
   const SegmentCapacity c = h200_like();
   auto plan = [&](std::size_t size, std::size_t bytes, std::size_t limit) {
     return plan_fixed_segments(1 << 20, size, bytes, c, kPartials, false, 2, true, limit);
   };
   static_assert(kLongFoldTileRowBytes < kOctetSegmentBytes);
-  static_assert(kArgTileRowElements * 4 < kOctetSegmentBytes);
-  int limits_below_octets = 0;
   for (const std::size_t bytes : {2u, 4u, 8u}) {
-    for (const std::size_t limit : {kLongFoldTileRowBytes, kArgTileRowElements * bytes}) {
-      if (limit >= kOctetSegmentBytes) {  // f64 argmax: every row under 1 KB takes tiles
-        EXPECT_EQ(plan(kOctetSegmentBytes / bytes - 1, bytes, limit).path, SegmentPath::tile_rows);
-        continue;
-      }
-      ++limits_below_octets;
-      const std::size_t below = (limit - 1) / bytes;  // the longest row under the limit
-      EXPECT_EQ(plan(below, bytes, limit).path, SegmentPath::tile_rows) << bytes << " " << limit;
-      EXPECT_EQ(plan(below + 1, bytes, limit).path, SegmentPath::teams) << bytes << " " << limit;
-      EXPECT_EQ(plan(below + 1, bytes, limit).group, kLaneGroup) << bytes << " " << limit;
-      EXPECT_EQ(plan(below + 1, bytes, kOctetSegmentBytes).path, SegmentPath::tile_rows) << bytes;
-    }
+    const std::size_t below = (kLongFoldTileRowBytes - 1) / bytes;  // the longest row under it
+    EXPECT_EQ(plan(below, bytes, kLongFoldTileRowBytes).path, SegmentPath::tile_rows) << bytes;
+    EXPECT_EQ(plan(below + 1, bytes, kLongFoldTileRowBytes).path, SegmentPath::teams) << bytes;
+    EXPECT_EQ(plan(below + 1, bytes, kLongFoldTileRowBytes).group, kLaneGroup) << bytes;
+    EXPECT_EQ(plan(below + 1, bytes, kOctetSegmentBytes).path, SegmentPath::tile_rows) << bytes;
     EXPECT_EQ(plan(kOctetSegmentBytes / bytes - 1, bytes, kOctetSegmentBytes).path,
               SegmentPath::tile_rows)
         << bytes;
   }
-  EXPECT_EQ(limits_below_octets, 5);
 }
 
 // The statistics' Moments ask for four vectors per lane (per_thread_log2 = 2): fewer lanes per

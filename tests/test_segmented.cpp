@@ -446,7 +446,8 @@ TYPED_TEST_SUITE(SegmentNaN, FloatTypes);
 
 // NaN in some segments only (one or two, anywhere in the segment): those segments' min/max are
 // NaN and argmin/argmax give the first NaN's index in the segment; sums are NaN; the other
-// segments are unaffected. Every path: thread, warp, block, group of blocks, ragged long slices.
+// segments are unaffected. Every path: thread, tiles, warp, block, group of blocks, ragged long
+// slices.
 TYPED_TEST(SegmentNaN, OnlyTheSegmentsWithNaN) {
   using T = TypeParam;
   const T nan = T(std::numeric_limits<float>::quiet_NaN());
@@ -473,8 +474,15 @@ TYPED_TEST(SegmentNaN, OnlyTheSegmentsWithNaN) {
           << what << " sum of segment " << s;
     }
   };
+  // 101 and 250 elements at offset 1: tiles of rows (octets for f32 var's 250), whose teams
+  // fold argmin/argmax kCount elements, `team` apart, at a time.
   for (const auto& [num, size] : std::vector<std::pair<std::size_t, std::size_t>>{
-           {64, 8}, {64, 1000}, {600, 5000}, {3, (std::size_t{1} << 20) + 1}}) {
+           {64, 8},
+           {1000, 101},
+           {300, 250},
+           {64, 1000},
+           {600, 5000},
+           {3, (std::size_t{1} << 20) + 1}}) {
     const auto h = bench::random_vector<T>(num * size, kSeed, Distribution::uniform);
     check(
         h, fixed_segments(num, size),

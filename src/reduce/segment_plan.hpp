@@ -14,8 +14,8 @@
 //     y at x's offset in a 16-byte line): tile_rows_kernel, which reads tiles of whole rows with
 //     the whole-array kernel's coalesced 16-byte loads whatever the row's length or alignment,
 //     stages them in shared memory, and folds each row there with a team of lanes; for the
-//     statistics that fold tiles only rows under kLongFoldTileRowBytes, for argmin/argmax rows
-//     under kArgTileRowElements (longer ones go to the octets below);
+//     statistics that fold tiles only rows under kLongFoldTileRowBytes (longer ones go to the
+//     octets below);
 //   - fewer than kThreadSegmentMax elements: one thread per segment, 32 segments per warp, each
 //     thread reading its segment alone (16-byte loads where its row is aligned). The starting
 //     point for short rows: correct, coalesced on the output, not yet tuned;
@@ -109,15 +109,10 @@ inline constexpr std::size_t kTileRowBytes = std::size_t{kTeamThreads} * kTileRo
 //! 2,641 / 2,660, 199 2,820 / 2,934, 250 2,526 / 3,241; f32 logsumexp along 101 3,110 / 2,516,
 //! 130 2,967 / 3,028, 199 3,071 / 3,411, 250 2,770 / 3,768; f16 var along 201 2,176 / 1,658,
 //! 401 2,071 / 2,112; f64 var along 33 2,519 / 1,403, 101 2,522 / 2,910. The crossover is at
-//! ~512-640 bytes for all three types.
+//! ~512-640 bytes for all three types. (argmin/argmax keep tiles up to kOctetSegmentBytes: with
+//! their kCount-element fold, f32 argmax along 250 reads 2,435 on tiles, 2,340 on the octets;
+//! f16 along 401 1,834 and 1,826.)
 inline constexpr std::size_t kLongFoldTileRowBytes = 512;
-//! The same for argmin/argmax, in elements: tile_rows_kernel's argmax folds one element at a
-//! time, 420-580 G elements/s whatever the type (f32 along 65-250 2,000-2,330 GB/s, f16
-//! 980-1,025, f64 3,110-3,365); the octets get faster as rows grow. H200, session 22, tiles
-//! against octets: f32 argmax along 65 2,328 / 1,408, 161 2,006 / 1,894, 199 2,150 / 2,145, 250
-//! 2,199 / 2,342; f16 along 201 1,025 / 1,513, 401 981 / 1,867; f64 along 33 3,365 / 1,614, 101
-//! 3,108 / 2,205 (f64 rows under kOctetSegmentBytes are all under this limit).
-inline constexpr std::size_t kArgTileRowElements = 192;
 
 // ---- the plan ---------------------------------------------------------------------------------
 
@@ -181,8 +176,8 @@ constexpr bool takes_scalar_path(std::size_t num_segments, std::size_t segment_s
 //! at most kVectorRowLoads); with 0 the team grows to 32 lanes first. `contiguous_rows`: the
 //! rows lie one after another (pitch == segment_size) and dot's y sits at x's offset in a 16-byte
 //! line, so that tile_rows_kernel may read them; it takes such rows of fewer than
-//! `tile_row_bytes_max` bytes (kOctetSegmentBytes; kLongFoldTileRowBytes for the ops that fold
-//! tiles, kArgTileRowElements elements for argmin/argmax), and the octets the longer ones.
+//! `tile_row_bytes_max` bytes (kOctetSegmentBytes, or kLongFoldTileRowBytes for the statistics
+//! that fold tiles), and the octets the longer ones.
 FixedSegmentPlan plan_fixed_segments(std::size_t num_segments, std::size_t segment_size,
                                      std::size_t element_bytes, const SegmentCapacity& capacity,
                                      unsigned max_partials, bool aligned_rows = false,

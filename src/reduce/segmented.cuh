@@ -881,8 +881,11 @@ struct TileRowArgs {
 //! 2,780 GB/s, logsumexp 2,300 -> 3,050, sum 4,010 -> 4,084-4,164 (session 20). The octets,
 //! which fold whole vectors from registers, are faster for the long folds along longer rows
 //! (f32 var along 250: 2,526 here, 3,241 there; session 22), so the planner sends the
-//! statistics that fold tiles here only under kLongFoldTileRowBytes and argmin/argmax under
-//! kArgTileRowElements (segment_plan.hpp).
+//! statistics that fold tiles here only under kLongFoldTileRowBytes (segment_plan.hpp).
+//! argmin/argmax fold kCount elements per update_vector_found (the winner found among them in
+//! registers): f32 argmax along 65 2,328 -> 2,913 GB/s, along 250 2,199 -> 2,435 (octets
+//! 2,340), f16 along 201 1,025 -> 1,922 (session 22), so they take tiles up to
+//! kOctetSegmentBytes.
 //!
 //! Order of operations: fixed by the row's length and the plan (team size from the tile's rows),
 //! not by the row's alignment or the grid.
@@ -959,18 +962,22 @@ __global__ void __launch_bounds__(kTeamBlock) tile_rows_kernel(TileRowArgs<typen
   // A lane's elements of the row at `from`: rank, rank + team, ..., kCount at a time through
   // update_vector (one merge of Moments, one rescale of logsumexp per kCount elements, where
   // one at a time each element's update waits on the one before), then the rest one at a time.
-  // argmin/argmax one at a time: their update_vector keeps a vector to look into at the end.
+  // argmin/argmax through update_vector_found, which finds the winner among the kCount
+  // elements, `team` apart, at once (their update_vector keeps a vector for finish() to read
+  // again at x + index, which is not where these elements are).
   auto fold_row = [&](typename Traits::State& state, unsigned from) {
     unsigned i = rank;
-    if constexpr (!is_arg_traits<Traits>::value) {
-      for (; i + (kCount - 1) * team < size; i += kCount * team) {
-        T xs[kCount];
-        T ys[kCount];
+    for (; i + (kCount - 1) * team < size; i += kCount * team) {
+      T xs[kCount];
+      T ys[kCount];
 #pragma unroll
-        for (int c = 0; c < kCount; ++c) {
-          xs[c] = sx[from + i + c * team];
-          ys[c] = kDot ? sy[from + i + c * team] : xs[c];
-        }
+      for (int c = 0; c < kCount; ++c) {
+        xs[c] = sx[from + i + c * team];
+        ys[c] = kDot ? sy[from + i + c * team] : xs[c];
+      }
+      if constexpr (is_arg_traits<Traits>::value) {
+        Traits::update_vector_found(state, xs, i, team);
+      } else {
         Traits::update_vector(state, xs, ys, i);
       }
     }
@@ -1336,11 +1343,9 @@ struct SegmentKernels {
     const unsigned per_thread_log2 = folds_tiles<Traits>::value ? 2 : 0;
     // Only they take tiles of rows, too (one offset in a line for x and y).
     const bool contiguous_rows = kYVector && pitch == size;
-    // Longer such rows of the ops with a long fold go to the octets (segment_plan.hpp).
+    // Longer such rows of the statistics that fold tiles go to the octets (segment_plan.hpp).
     constexpr std::size_t kTileRowBytesMax =
-        folds_tiles<Traits>::value     ? kLongFoldTileRowBytes
-        : is_arg_traits<Traits>::value ? kArgTileRowElements * sizeof(T)
-                                       : kOctetSegmentBytes;
+        folds_tiles<Traits>::value ? kLongFoldTileRowBytes : kOctetSegmentBytes;
     const FixedSegmentPlan plan =
         plan_fixed_segments(num_segments, size, sizeof(T), capacity(ws.device), kMaxGrid,
                             aligned_rows, per_thread_log2, contiguous_rows, kTileRowBytesMax);

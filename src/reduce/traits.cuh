@@ -320,14 +320,16 @@ struct ArgTraits {
   //! given (the axis kernel's vector runs, whose index is the flat one over several axes): a
   //! vector that wins has its first element equal to the extremum found at once, from the
   //! registers, as finish() would, so the state never holds a vector. Only a winning vector
-  //! (rare after the first few) pays for the search.
+  //! (rare after the first few) pays for the search. x[j] is element first_index + j x stride
+  //! (stride > 0: tile_rows_kernel gathers a lane's elements `team` apart), so the first equal
+  //! one in x is the one of the smallest index.
   __device__ static void update_vector_found(State& s, const T (&x)[kCount],
-                                             std::size_t first_index) {
+                                             std::size_t first_index, std::size_t stride = 1) {
     const V best = vector_extremum<Extremum>(x);
     if (better(best, s.value) || s.index == kNoIndex) {
       const Acc found = first_equal(x, best);
       s.value = found.value;
-      s.index = static_cast<std::int64_t>(first_index) + found.index;
+      s.index = static_cast<std::int64_t>(first_index + found.index * stride);
       s.in_vector = false;
     }
   }
