@@ -876,15 +876,15 @@ struct TileRowArgs {
 //! two ends element by element (so no byte outside the rows is read), into shared memory in the
 //! lines' own layout. Then a team of lanes per row folds the row there, lane r taking elements
 //! r, r + team, ... in order, and the team meets in a butterfly (reduce_team). The next tile's
-//! loads are issued before this tile is folded, so the fold hides behind them, and every op but
-//! argmin/argmax folds kCount elements per update_vector: along rows of 50 f32, var 2,150 ->
-//! 2,780 GB/s, logsumexp 2,300 -> 3,050, sum 4,010 -> 4,084-4,164 (session 20). The octets,
-//! which fold whole vectors from registers, are faster for the long folds along longer rows
-//! (f32 var along 250: 2,526 here, 3,241 there; session 22), so the planner sends the
+//! loads are issued before this tile is folded, so the fold hides behind them, and every op folds
+//! kCount elements at a time (update_vector; argmin/argmax update_vector_found): along rows of 50
+//! f32, var 2,150 -> 2,780 GB/s, logsumexp 2,300 -> 3,050, sum 4,010 -> 4,084-4,164 (session 20).
+//! The octets, which fold whole vectors from registers, are faster for the long folds along longer
+//! rows (f32 var along 250: 2,526 here, 3,241 there; session 22), so the planner sends the
 //! statistics that fold tiles here only under kLongFoldTileRowBytes (segment_plan.hpp).
-//! argmin/argmax fold kCount elements per update_vector_found (the winner found among them in
-//! registers): f32 argmax along 65 2,328 -> 2,913 GB/s, along 250 2,199 -> 2,435 (octets
-//! 2,340), f16 along 201 1,025 -> 1,922 (session 22), so they take tiles up to
+//! argmin/argmax, which folded one element at a time until session 22, now find the winner among
+//! kCount elements in registers: f32 argmax along 65 2,328 -> 2,913 GB/s, along 250 2,199 -> 2,435
+//! (octets 2,340), f16 along 201 1,025 -> 1,922 (session 22), so they take tiles up to
 //! kOctetSegmentBytes.
 //!
 //! Order of operations: fixed by the row's length and the plan (team size from the tile's rows),
