@@ -140,52 +140,6 @@ TEST(SegmentPlan, LongFoldRowsLeaveTilesAtTheirLimit) {
   }
 }
 
-// A warp's teams of tile_rows_kernel take rows far enough apart that their loads from shared
-// memory fall in different banks. The counts by hand: rows of 65 f32 in teams of 4 on rows
-// 0..7 start at words 0, 65, 130, ... = banks 0..7, so lanes 0..3 of each team cover banks 0..10
-// four deep; on rows 0, 4, 8, ... at banks 0, 4, 8, ..., 28, once each.
-TEST(SegmentPlan, TileTeamsOnDifferentBanks) {
-  EXPECT_EQ(tile_bank_wavefronts(65, 4, 2, 0), 4u);
-  EXPECT_EQ(tile_bank_wavefronts(65, 4, 2, 2), 1u);
-  EXPECT_EQ(tile_bank_wavefronts(65, 4, 2, 3), 2u);  // banks 0, 8, 16, 24, twice each
-  EXPECT_EQ(tile_bank_wavefronts(101, 4, 2, 0), 2u);  // banks 0, 5, ..., 30, 3: 30..33 meet 0..3
-  EXPECT_EQ(tile_bank_wavefronts(130, 4, 3, 0), 4u);  // 4 teams of 8 at banks 0, 2, 4, 6
-  EXPECT_EQ(tile_bank_wavefronts(161, 4, 3, 0), 4u);
-  EXPECT_EQ(tile_bank_wavefronts(50, 4, 1, 0), 1u);   // 16 teams of 2 at even banks
-  EXPECT_EQ(tile_bank_wavefronts(50, 4, 1, 3), 8u);   // rows 8 apart: banks 0 and 16
-  EXPECT_EQ(tile_bank_wavefronts(65, 8, 3, 0), 4u);   // f64: two words a lane, two at best
-  EXPECT_EQ(tile_bank_wavefronts(65, 8, 3, 2), 2u);
-  EXPECT_EQ(tile_bank_wavefronts(20, 2, 0, 0), 2u);   // f16 rows of 20, a lane each: 10 words
-                                                      // apart, 16 even banks twice
-  EXPECT_EQ(tile_bank_wavefronts(1, 2, 0, 0), 1u);    // lanes that share a word count once
-  // The planner takes the stride with the fewest (the least among equals), for every row the
-  // tiles take, and it reaches one wavefront (two for 8-byte types) for the f32 rows that
-  // measured bank conflicts (65, 130, 161) and keeps rows of 50 as they were.
-  const SegmentCapacity c = h200_like();
-  for (const std::size_t bytes : {1u, 2u, 4u, 8u}) {
-    for (std::size_t size = 1; size * bytes < kOctetSegmentBytes; ++size) {
-      const FixedSegmentPlan p = plan_fixed_segments(1 << 20, size, bytes, c, kPartials, false, 0,
-                                                     true);
-      ASSERT_EQ(p.path, SegmentPath::tile_rows) << size << " x " << bytes;
-      unsigned fewest = ~0u;
-      unsigned first = 0;
-      for (unsigned s = 0; s <= 3; ++s) {
-        const unsigned w = tile_bank_wavefronts(size, bytes, p.team_log2, s);
-        if (w < fewest) {
-          fewest = w;
-          first = s;
-        }
-      }
-      EXPECT_EQ(p.team_stride_log2, first) << size << " x " << bytes;
-    }
-  }
-  for (const std::size_t size : {65u, 101u, 130u, 161u, 199u, 50u}) {
-    const FixedSegmentPlan p = plan_fixed_segments(1 << 20, size, 4, c, kPartials, false, 0, true);
-    EXPECT_EQ(tile_bank_wavefronts(size, 4, p.team_log2, p.team_stride_log2), 1u) << size;
-  }
-  EXPECT_EQ(plan_fixed_segments(1 << 20, 50, 4, c, kPartials, false, 0, true).team_stride_log2, 0u);
-}
-
 // The statistics' Moments ask for four vectors per lane (per_thread_log2 = 2): fewer lanes per
 // row, the same rows and loads per pass.
 TEST(SegmentPlan, VectorRowsWithFourVectorsPerLane) {

@@ -156,8 +156,6 @@ struct FixedSegmentPlan {
   unsigned per_thread_log2 = 0;     //!< vector_rows: log2 of the vectors per lane per row (0..2)
   bool partial_rows = false;  //!< vector_rows: the row has fewer vectors than team x per_thread
   std::size_t tile_rows = 0;  //!< tile_rows: rows per tile
-  //! tile_rows: log2 of the rows between a warp's teams (0..3; tile_team_stride_log2).
-  unsigned team_stride_log2 = 0;
 };
 
 struct RaggedSegmentPlan {
@@ -185,24 +183,6 @@ FixedSegmentPlan plan_fixed_segments(std::size_t num_segments, std::size_t segme
                                      unsigned max_partials, bool aligned_rows = false,
                                      unsigned per_thread_log2 = 0, bool contiguous_rows = false,
                                      std::size_t tile_row_bytes_max = kOctetSegmentBytes);
-
-//! Shared-memory wavefronts of one load by a warp of tile_rows_kernel: lane r of the warp's
-//! team g reads element r of the tile's row g << stride_log2 (rows segment_size elements of
-//! element_bytes bytes apart; 32 >> team_log2 teams per warp), counted as the most distinct
-//! 4-byte words that fall in one of the 32 banks. Every warp and every load of the fold sees the
-//! same pattern shifted by a constant, which leaves the count as it is.
-unsigned tile_bank_wavefronts(std::size_t segment_size, std::size_t element_bytes,
-                              unsigned team_log2, unsigned stride_log2);
-
-//! The rows between a warp's teams in tile_rows_kernel (log2, 0..3): the stride with the fewest
-//! wavefronts (tile_bank_wavefronts), the smallest among equals. With teams on consecutive
-//! rows, a row length near a multiple of 32 banks puts them on the same banks: rows of 65 f32 in
-//! teams of 4 lanes read 3.82 wavefronts per load, rows of 130 and 161 in teams of 8 3.71 and
-//! 3.45, against 1.00 along 50 (H200, Nsight Compute, session 22); f32 sum along them read
-//! 3,664-3,700 GB/s against 4,102-4,194 along 50, 101, 199 and 250. Which team folds a row does
-//! not change the order of its fold, so the stride changes no result.
-unsigned tile_team_stride_log2(std::size_t segment_size, std::size_t element_bytes,
-                               unsigned team_log2);
 
 //! The plan for num_segments >= 1 ragged segments. The long kernel keeps two partials per block,
 //! so its grid is at most max_partials / 2.

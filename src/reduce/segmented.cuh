@@ -860,7 +860,6 @@ struct TileRowArgs {
   std::size_t size;       // elements per row, 1 .. kOctetSegmentBytes / sizeof(T); rows contiguous
   std::size_t tile_rows;  // rows per tile (FixedSegmentPlan::tile_rows)
   unsigned team_log2;     // lanes per row: 1 << team_log2
-  unsigned team_stride_log2;  // rows between a warp's teams: 1 << team_stride_log2 (0..3)
   void* out;
   std::size_t out_stride;
   Finish finish;
@@ -905,18 +904,8 @@ __global__ void __launch_bounds__(kTeamBlock) tile_rows_kernel(TileRowArgs<typen
   const T* const sy = reinterpret_cast<const T*>(tile_y);
   const unsigned team = 1u << a.team_log2;
   const unsigned rank = threadIdx.x & (team - 1);
+  const unsigned team_id = threadIdx.x >> a.team_log2;
   const unsigned teams = kTeamBlock >> a.team_log2;
-  // The team's row in each round of `teams` rows: a warp's teams take rows 1 << stride apart
-  // (the warps, in groups of 1 << stride, interleaved), so that a row length near a multiple of
-  // the 32 banks does not put them on the same banks (tile_team_stride_log2, segment_plan.hpp).
-  const unsigned slot = [&] {
-    const unsigned stride = a.team_stride_log2;
-    const unsigned per_warp_log2 = 5 - a.team_log2;  // teams per warp: 32 >> team_log2
-    const unsigned warp = threadIdx.x >> 5;
-    const unsigned in_warp = (threadIdx.x & 31) >> a.team_log2;
-    return ((warp >> stride) << (stride + per_warp_log2)) | (in_warp << stride) |
-           (warp & ((1u << stride) - 1));
-  }();
   const std::size_t tiles = (a.rows + a.tile_rows - 1) / a.tile_rows;
   // Tile t: its first row, its rows, and `lead`, how many elements before its first one the
   // 16-byte line that holds it starts. Positions in the tile count from that line: the tile's
@@ -1016,7 +1005,7 @@ __global__ void __launch_bounds__(kTeamBlock) tile_rows_kernel(TileRowArgs<typen
     if (next < tiles) load(tile_at(next));
     // Each team its rows, in warp-uniform rounds: every lane reaches the butterfly.
     for (std::size_t round = 0; round < tile.rows; round += teams) {
-      const std::size_t j = round + slot;  // the row in the tile
+      const std::size_t j = round + team_id;  // the row in the tile
       const bool valid = j < tile.rows;
       typename Traits::State state = Traits::start();
       if (valid) fold_row(state, static_cast<unsigned>(tile.lead) + static_cast<unsigned>(j) * size);
@@ -1362,16 +1351,8 @@ struct SegmentKernels {
                             aligned_rows, per_thread_log2, contiguous_rows, kTileRowBytesMax);
     if constexpr (kYVector) {
       if (plan.path == SegmentPath::tile_rows) {
-        const TileRowArgs<T> args{x,
-                                  y,
-                                  num_segments,
-                                  size,
-                                  plan.tile_rows,
-                                  plan.team_log2,
-                                  plan.team_stride_log2,
-                                  out,
-                                  out_stride,
-                                  finish};
+        const TileRowArgs<T> args{x,   y,          num_segments, size, plan.tile_rows,
+                                  plan.team_log2, out, out_stride, finish};
         launch_kernel<TileRowsTag<Traits>>(tile_rows_kernel<Traits>, plan.grid, kTeamBlock,
                                            stream, ws.device,
                                            "launch of reducelab tile_rows_kernel", args);
