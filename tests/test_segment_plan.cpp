@@ -140,6 +140,115 @@ TEST(SegmentPlan, LongFoldRowsLeaveTilesAtTheirLimit) {
   }
 }
 
+// A warp's teams of tile_rows_kernel take rows far enough apart that their loads from shared
+// memory fall in different banks. The counts by hand: rows of 65 f32 in teams of 4 on rows
+// 0..7 start at words 0, 65, 130, ... = banks 0..7, so lanes 0..3 of each team cover banks 0..10
+// four deep; on rows 0, 4, 8, ... at banks 0, 4, 8, ..., 28, once each.
+TEST(SegmentPlan, TileTeamsOnDifferentBanks) {
+  EXPECT_EQ(tile_bank_wavefronts(65, 4, 2, 0), 4u);
+  EXPECT_EQ(tile_bank_wavefronts(65, 4, 2, 2), 1u);
+  EXPECT_EQ(tile_bank_wavefronts(65, 4, 2, 3), 2u);  // banks 0, 8, 16, 24, twice each
+  EXPECT_EQ(tile_bank_wavefronts(101, 4, 2, 0), 2u);  // banks 0, 5, ..., 30, 3: 30..33 meet 0..3
+  EXPECT_EQ(tile_bank_wavefronts(130, 4, 3, 0), 4u);  // 4 teams of 8 at banks 0, 2, 4, 6
+  EXPECT_EQ(tile_bank_wavefronts(161, 4, 3, 0), 4u);
+  EXPECT_EQ(tile_bank_wavefronts(50, 4, 1, 0), 1u);   // 16 teams of 2 at even banks
+  EXPECT_EQ(tile_bank_wavefronts(50, 4, 1, 3), 8u);   // rows 8 apart: banks 0 and 16
+  EXPECT_EQ(tile_bank_wavefronts(65, 8, 3, 0), 4u);   // f64: two words a lane, two at best
+  EXPECT_EQ(tile_bank_wavefronts(65, 8, 3, 2), 2u);
+  EXPECT_EQ(tile_bank_wavefronts(20, 2, 0, 0), 2u);   // f16 rows of 20, a lane each: 10 words
+                                                      // apart, 16 even banks twice
+  EXPECT_EQ(tile_bank_wavefronts(1, 2, 0, 0), 1u);    // lanes that share a word count once
+  // The planner keeps consecutive rows under kTileStrideMinWavefronts, else takes the stride
+  // with the fewest (the least among equals), for every row the tiles take: it reaches one
+  // wavefront for the f32 rows that measured bank conflicts (65, 130, 161) and keeps rows of 50,
+  // 101 and 199 (1 and 2 wavefronts) as they were.
+  const SegmentCapacity c = h200_like();
+  for (const std::size_t bytes : {1u, 2u, 4u, 8u}) {
+    for (std::size_t size = 1; size * bytes < kOctetSegmentBytes; ++size) {
+      const FixedSegmentPlan p = plan_fixed_segments(1 << 20, size, bytes, c, kPartials, false, 0,
+                                                     true);
+      ASSERT_EQ(p.path, SegmentPath::tile_rows) << size << " x " << bytes;
+      unsigned fewest = ~0u;
+      unsigned first = 0;
+      for (unsigned s = 0; s <= 3; ++s) {
+        const unsigned w = tile_bank_wavefronts(size, bytes, p.team_log2, s);
+        if (w < fewest) {
+          fewest = w;
+          first = s;
+        }
+      }
+      const bool conflicts =
+          tile_bank_wavefronts(size, bytes, p.team_log2, 0) >= kTileStrideMinWavefronts;
+      EXPECT_EQ(p.team_stride_log2, conflicts ? first : 0u) << size << " x " << bytes;
+    }
+  }
+  for (const std::size_t size : {65u, 130u, 161u}) {
+    const FixedSegmentPlan p = plan_fixed_segments(1 << 20, size, 4, c, kPartials, false, 0, true);
+    EXPECT_GT(p.team_stride_log2, 0u) << size;
+    EXPECT_EQ(tile_bank_wavefronts(size, 4, p.team_log2, p.team_stride_log2), 1u) << size;
+  }
+  for (const std::size_t size : {50u, 101u, 199u}) {
+    const FixedSegmentPlan p = plan_fixed_segments(1 << 20, size, 4, c, kPartials, false, 0, true);
+    EXPECT_EQ(p.team_stride_log2, 0u) << size;
+  }
+}
+
+// A round of tile_rows_kernel: every valid row goes to exactly one team, to as many warps as
+// consecutive rows would take (ceil(valid / teams per warp)), and a full round is interleaved in
+// groups of 1 << stride warps. By hand: 40 rows of 101 f32 in teams of 4 (8 a warp), stride 1:
+// warps 0-1 rows 0-15, warps 2-3 rows 16-31 (each 2 apart), warp 4 rows 32-39 one after another.
+TEST(SegmentPlan, TileRoundSlots) {
+  EXPECT_EQ(tile_round_slot(0, 0, 40, 2, 1), 0u);
+  EXPECT_EQ(tile_round_slot(1, 0, 40, 2, 1), 1u);
+  EXPECT_EQ(tile_round_slot(0, 7, 40, 2, 1), 14u);
+  EXPECT_EQ(tile_round_slot(3, 7, 40, 2, 1), 31u);
+  EXPECT_EQ(tile_round_slot(4, 0, 40, 2, 1), 32u);
+  EXPECT_EQ(tile_round_slot(4, 7, 40, 2, 1), 39u);
+  EXPECT_GE(tile_round_slot(5, 0, 40, 2, 1), 40u);
+  // 25 rows of 161 in teams of 8 (4 a warp), stride 3: 16 rows over warps 0-3, 8 over 4-5, 1 on 6.
+  EXPECT_EQ(tile_round_slot(3, 3, 25, 3, 3), 15u);
+  EXPECT_EQ(tile_round_slot(5, 3, 25, 3, 3), 23u);
+  EXPECT_EQ(tile_round_slot(6, 0, 25, 3, 3), 24u);
+  EXPECT_GE(tile_round_slot(6, 1, 25, 3, 3), 25u);
+  EXPECT_GE(tile_round_slot(7, 0, 25, 3, 3), 25u);
+  // 62 rows of 65 in teams of 4, stride 2: 30 rows after the first 32 need warps 4-7 anyway, so
+  // they stay 4 apart: warp 4 rows 32, 36, ..., 60, warp 6's last row (62) and warp 7's are past.
+  EXPECT_EQ(tile_round_slot(4, 7, 62, 2, 2), 60u);
+  EXPECT_EQ(tile_round_slot(5, 7, 62, 2, 2), 61u);
+  EXPECT_GE(tile_round_slot(6, 7, 62, 2, 2), 62u);
+  EXPECT_EQ(tile_round_slot(7, 6, 62, 2, 2), 59u);
+  for (unsigned team_log2 = 0; team_log2 <= 5; ++team_log2) {
+    const unsigned per_warp = 32u >> team_log2;
+    const unsigned teams = 8 * per_warp;
+    for (unsigned stride = 0; stride <= 3; ++stride) {
+      for (unsigned valid = 1; valid <= teams; ++valid) {
+        std::vector<int> seen(teams, 0);
+        unsigned warps = 0;
+        for (unsigned w = 0; w < 8; ++w) {
+          bool active = false;
+          for (unsigned t = 0; t < per_warp; ++t) {
+            const unsigned row = tile_round_slot(w, t, valid, team_log2, stride);
+            if (row < valid) {
+              ++seen[row];
+              active = true;
+            }
+            if (valid == teams) {  // a full round: the groups of 1 << stride warps, interleaved
+              const unsigned s = stride;
+              EXPECT_EQ(row, ((w >> s) << (s + 5 - team_log2)) | (t << s) | (w & ((1u << s) - 1)));
+            }
+          }
+          warps += active ? 1 : 0;
+        }
+        for (unsigned r = 0; r < valid; ++r) {
+          ASSERT_EQ(seen[r], 1) << team_log2 << " " << stride << " " << valid << " row " << r;
+        }
+        EXPECT_EQ(warps, (valid + per_warp - 1) / per_warp)
+            << team_log2 << " " << stride << " " << valid;
+      }
+    }
+  }
+}
+
 // The statistics' Moments ask for four vectors per lane (per_thread_log2 = 2): fewer lanes per
 // row, the same rows and loads per pass.
 TEST(SegmentPlan, VectorRowsWithFourVectorsPerLane) {

@@ -153,6 +153,11 @@ TYPED_TEST(SegmentFixed, EveryOpShapeAndOffset) {
       {64, 500},
       // Contiguous rows that are not vector rows: tiles of rows; more tiles than resident blocks.
       {700001, 7},
+      // Rows whose teams the planner spreads over the banks (tile_team_stride_log2): f32 rows
+      // of 65 (teams of 4 lanes on every 4th row), 130 (every 4th) and 161 (every 8th).
+      {3001, 65},
+      {1001, 130},
+      {777, 161},
       {7, (std::size_t{1} << 20) + 3},
       {100, kThreadSegmentMax - 1},
       {100, kThreadSegmentMax},

@@ -21,6 +21,44 @@ unsigned team_grid(std::size_t warps, const SegmentCapacity& capacity) {
 
 }  // namespace
 
+unsigned tile_bank_wavefronts(std::size_t segment_size, std::size_t element_bytes,
+                              unsigned team_log2, unsigned stride_log2) {
+  constexpr unsigned kBanks = 32;
+  const unsigned team = 1u << std::min(team_log2, 5u);
+  const std::size_t words_per_element = element_bytes > 4 ? element_bytes / 4 : 1;
+  unsigned per_bank[kBanks] = {};
+  // Lanes in order read increasing addresses (a team's lanes are fewer than a row's elements),
+  // so lanes that share a word are neighbours: count a word once by skipping repeats.
+  std::size_t last = ~std::size_t{0};
+  for (unsigned lane = 0; lane < kBanks; ++lane) {
+    if (lane % team >= segment_size) continue;  // no element of the row for this lane
+    const std::size_t row = std::size_t{lane / team} << stride_log2;
+    const std::size_t byte = (row * segment_size + lane % team) * element_bytes;
+    for (std::size_t w = 0; w < words_per_element; ++w) {
+      const std::size_t word = byte / 4 + w;
+      if (word == last) continue;
+      last = word;
+      ++per_bank[word % kBanks];
+    }
+  }
+  return *std::max_element(per_bank, per_bank + kBanks);
+}
+
+unsigned tile_team_stride_log2(std::size_t segment_size, std::size_t element_bytes,
+                               unsigned team_log2) {
+  unsigned best = 0;
+  unsigned fewest = tile_bank_wavefronts(segment_size, element_bytes, team_log2, 0);
+  if (fewest < kTileStrideMinWavefronts) return 0;
+  for (unsigned s = 1; s <= 3; ++s) {
+    const unsigned w = tile_bank_wavefronts(segment_size, element_bytes, team_log2, s);
+    if (w < fewest) {
+      fewest = w;
+      best = s;
+    }
+  }
+  return best;
+}
+
 FixedSegmentPlan plan_fixed_segments(std::size_t num_segments, std::size_t segment_size,
                                      std::size_t element_bytes, const SegmentCapacity& capacity,
                                      unsigned max_partials, bool aligned_rows,
@@ -67,6 +105,7 @@ FixedSegmentPlan plan_fixed_segments(std::size_t num_segments, std::size_t segme
     plan.tile_rows = (tile_elements - (line_elements - 1)) / segment_size;
     while (plan.team_log2 < 5 && (kTeamThreads >> (plan.team_log2 + 1)) >= plan.tile_rows)
       ++plan.team_log2;
+    plan.team_stride_log2 = tile_team_stride_log2(segment_size, element_bytes, plan.team_log2);
     plan.grid = std::max(1u, std::min(ceil_div(num_segments, plan.tile_rows),
                                       std::max(1u, capacity.tile_row_blocks)));
     return plan;

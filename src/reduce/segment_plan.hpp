@@ -156,6 +156,9 @@ struct FixedSegmentPlan {
   unsigned per_thread_log2 = 0;     //!< vector_rows: log2 of the vectors per lane per row (0..2)
   bool partial_rows = false;  //!< vector_rows: the row has fewer vectors than team x per_thread
   std::size_t tile_rows = 0;  //!< tile_rows: rows per tile
+  //! tile_rows: log2 of the rows between a warp's teams (0..3; tile_team_stride_log2), for the ops
+  //! that interleave them (kTileInterleaves, segmented.cuh); the others take consecutive rows.
+  unsigned team_stride_log2 = 0;
 };
 
 struct RaggedSegmentPlan {
@@ -183,6 +186,63 @@ FixedSegmentPlan plan_fixed_segments(std::size_t num_segments, std::size_t segme
                                      unsigned max_partials, bool aligned_rows = false,
                                      unsigned per_thread_log2 = 0, bool contiguous_rows = false,
                                      std::size_t tile_row_bytes_max = kOctetSegmentBytes);
+
+//! Shared-memory wavefronts of one load by a warp of tile_rows_kernel: lane r of the warp's
+//! team g reads element r of the tile's row g << stride_log2 (rows segment_size elements of
+//! element_bytes bytes apart; 32 >> team_log2 teams per warp), counted as the most distinct
+//! 4-byte words that fall in one of the 32 banks. Every warp and every load of the fold sees the
+//! same pattern shifted by a constant, which leaves the count as it is.
+unsigned tile_bank_wavefronts(std::size_t segment_size, std::size_t element_bytes,
+                              unsigned team_log2, unsigned stride_log2);
+
+//! Consecutive rows' wavefronts from which tile_rows_kernel interleaves a warp's teams. Along
+//! rows of 101 f32 (2 wavefronts on consecutive rows, 1 two rows apart) the interleaved rounds
+//! read f32 sum at 4,150 / 4,085 GB/s and var at 2,750 / 2,706 against 4,175 / 4,205 and 2,820 /
+//! 2,858 on consecutive rows (session 25); along 65, 130 and 161 (4 wavefronts) sum gained 10-13%
+//! (session 26).
+inline constexpr unsigned kTileStrideMinWavefronts = 3;
+
+//! The rows between a warp's teams in tile_rows_kernel (log2, 0..3): 0 (consecutive rows) under
+//! kTileStrideMinWavefronts, else the stride with the fewest wavefronts (tile_bank_wavefronts),
+//! the smallest among equals. With teams on consecutive rows, a row length near a multiple of 32
+//! banks puts them on the same banks: rows of 65 f32 in teams of 4 lanes read 3.82 wavefronts
+//! per load, rows of 130 and 161 in teams of 8 3.71 and 3.45, against 1.00 along 50 (H200,
+//! Nsight Compute, session 22); f32 sum along them read 3,664-3,700 GB/s against 4,102-4,194
+//! along 50, 101, 199 and 250. Which team folds a row does not change the order of its fold, so
+//! the stride changes no result.
+unsigned tile_team_stride_log2(std::size_t segment_size, std::size_t element_bytes,
+                               unsigned team_log2);
+
+//! The row (0 .. 256 >> team_log2 - 1) that team `in_warp` of warp `warp` (of 8) of
+//! tile_rows_kernel folds in a round whose first `valid` rows lie in the tile (a row at or past
+//! `valid` is not folded). The warps take the rows in groups, in warp order: a group of 1 << k
+//! warps takes the next (32 >> team_log2) << k rows, its warps' teams 1 << k rows apart (warp w of
+//! the group rows w, w + (1 << k), ...), where k is stride_log2 while the group's rows are all
+//! valid or the rows left need all of its warps anyway, and is lowered for the round's last rows
+//! until they do (k = 0 at worst: one warp, consecutive rows). So a round's valid rows are folded
+//! by as many warps as with consecutive rows (the fewest), and a full round, or one that needs
+//! every warp (62 rows of 65 f32 in teams of 4), is interleaved throughout. 409161a (session 23)
+//! interleaved every round in groups of 1 << stride_log2 warps: the 40 rows of 101 f32 in a tile
+//! of 64 teams went to 8 warps instead of 5, and f32 sum along 101 fell 4,092 -> 3,872 GB/s
+//! (6.91 M shared loads against 4.32 M, though without bank conflicts; session 24).
+REDUCELAB_HOST_DEVICE inline unsigned tile_round_slot(unsigned warp, unsigned in_warp,
+                                                      unsigned valid, unsigned team_log2,
+                                                      unsigned stride_log2) {
+  const unsigned per_warp_log2 = 5 - team_log2;
+  unsigned k = stride_log2;
+  unsigned first_warp = 0;
+  unsigned first_row = 0;
+  while (first_row < valid) {
+    const unsigned left = valid - first_row;
+    // The warps the rows left take one after another: a partial group keeps k when it needs all.
+    const unsigned needs = (left + (1u << per_warp_log2) - 1) >> per_warp_log2;
+    while (k > 0 && (1u << (per_warp_log2 + k)) > left && needs != (1u << k)) --k;
+    if (warp < first_warp + (1u << k)) return first_row + ((in_warp << k) | (warp - first_warp));
+    first_warp += 1u << k;
+    first_row += 1u << (per_warp_log2 + k);
+  }
+  return first_row;  // a warp past the round's valid rows: not folded
+}
 
 //! The plan for num_segments >= 1 ragged segments. The long kernel keeps two partials per block,
 //! so its grid is at most max_partials / 2.

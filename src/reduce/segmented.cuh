@@ -102,6 +102,19 @@ struct SegmentMinBlocks<SumTraits<T, 1>> {
 template <class T, class Extremum>
 struct SegmentMinBlocks<ExtremumTraits<T, Extremum>> : SegmentMinBlocks<SumTraits<T, 1>> {};
 
+//! Which ops fold tile rows with a warp's teams interleaved (tile_round_slot) where the planner
+//! picks a stride: the plain folds, bound by memory, whose bank conflicts cost them (session 26,
+//! against 3b92455: f32 sum along 65, 130, 161 +10-13%, norm +8-13%, count_nonzero +2-7%, f16
+//! sum along 65 +16%). The statistics that fold tiles and argmin/argmax keep consecutive rows:
+//! with the slot values live their folds ran 1-5% slower on every row length (session 25; f32
+//! var's vector fold 51 instructions against 48), and in their own instantiation they run as
+//! before (var, logsumexp within 1%) or faster (f32 argmax +2-4%).
+template <class Traits>
+inline constexpr bool kTileInterleaves =
+    !folds_tiles<Traits>::value && !is_arg_traits<Traits>::value;
+template <class T>
+inline constexpr bool kTileInterleaves<LogSumExpTraits<T>> = false;  // f64 folds one at a time
+
 //! Where segment s lies in x: [begin, begin + count).
 struct SegmentRange {
   std::size_t begin;
@@ -860,6 +873,7 @@ struct TileRowArgs {
   std::size_t size;       // elements per row, 1 .. kOctetSegmentBytes / sizeof(T); rows contiguous
   std::size_t tile_rows;  // rows per tile (FixedSegmentPlan::tile_rows)
   unsigned team_log2;     // lanes per row: 1 << team_log2
+  unsigned team_stride_log2;  // rows between a warp's teams: 1 << team_stride_log2 (0..3)
   void* out;
   std::size_t out_stride;
   Finish finish;
@@ -889,7 +903,7 @@ struct TileRowArgs {
 //!
 //! Order of operations: fixed by the row's length and the plan (team size from the tile's rows),
 //! not by the row's alignment or the grid.
-template <class Traits>
+template <class Traits, bool kInterleave>
 __global__ void __launch_bounds__(kTeamBlock) tile_rows_kernel(TileRowArgs<typename Traits::Elem> a) {
   using T = typename Traits::Elem;
   using Acc = typename Traits::Acc;
@@ -906,6 +920,26 @@ __global__ void __launch_bounds__(kTeamBlock) tile_rows_kernel(TileRowArgs<typen
   const unsigned rank = threadIdx.x & (team - 1);
   const unsigned team_id = threadIdx.x >> a.team_log2;
   const unsigned teams = kTeamBlock >> a.team_log2;
+  // kInterleave: the team's row in each round of `teams` rows, where a warp's teams take rows
+  // 1 << stride apart, so that a row length near a multiple of the 32 banks does not put them on
+  // the same banks (tile_team_stride_log2), and a round's valid rows go to the fewest warps
+  // (tile_round_slot, segment_plan.hpp). Worked out once for a full round and for the last round
+  // of a whole tile (every tile but perhaps the last): a tile is often one round (rows of 50 f32:
+  // 81 rows for 128 teams), and the walk in tile_round_slot per tile cost f32 sum along 50
+  // 4,179 -> 3,608 GB/s (session 24).
+  unsigned full_slot = team_id;
+  unsigned tail_slot = team_id;
+  unsigned tail_rows = 0;
+  if constexpr (kInterleave) {
+    const unsigned warp = threadIdx.x >> 5;
+    const unsigned in_warp = (threadIdx.x & 31) >> a.team_log2;
+    full_slot = tile_round_slot(warp, in_warp, teams, a.team_log2, a.team_stride_log2);
+    tail_rows = static_cast<unsigned>(a.tile_rows % teams);
+    if (tail_rows != 0)
+      tail_slot = tile_round_slot(warp, in_warp, tail_rows, a.team_log2, a.team_stride_log2);
+    else
+      tail_slot = full_slot;
+  }
   const std::size_t tiles = (a.rows + a.tile_rows - 1) / a.tile_rows;
   // Tile t: its first row, its rows, and `lead`, how many elements before its first one the
   // 16-byte line that holds it starts. Positions in the tile count from that line: the tile's
@@ -1005,7 +1039,16 @@ __global__ void __launch_bounds__(kTeamBlock) tile_rows_kernel(TileRowArgs<typen
     if (next < tiles) load(tile_at(next));
     // Each team its rows, in warp-uniform rounds: every lane reaches the butterfly.
     for (std::size_t round = 0; round < tile.rows; round += teams) {
-      const std::size_t j = round + team_id;  // the row in the tile
+      std::size_t j = round + team_id;  // the row in the tile
+      if constexpr (kInterleave) {
+        const std::size_t left = tile.rows - round;
+        j = round + (left >= teams       ? full_slot
+                     : left == tail_rows ? tail_slot
+                                         : tile_round_slot(threadIdx.x >> 5,
+                                                           (threadIdx.x & 31) >> a.team_log2,
+                                                           static_cast<unsigned>(left),
+                                                           a.team_log2, a.team_stride_log2));
+      }
       const bool valid = j < tile.rows;
       typename Traits::State state = Traits::start();
       if (valid) fold_row(state, static_cast<unsigned>(tile.lead) + static_cast<unsigned>(j) * size);
@@ -1290,7 +1333,7 @@ template <class Traits, bool kYVector>
 struct LongSegmentsTag {};
 template <class Traits, bool kPartial>
 struct VectorRowsTag {};
-template <class Traits>
+template <class Traits, bool kInterleave>
 struct TileRowsTag {};
 template <class Traits, bool kYVector>
 struct WarpRowsTag {};
@@ -1320,7 +1363,8 @@ struct SegmentKernels {
       c.partial_vector_row_blocks = resident_grid<VectorRowsTag<Traits, true>>(
           vector_rows_kernel<Traits, true>, kTeamBlock, device);
       c.tile_row_blocks =
-          resident_grid<TileRowsTag<Traits>>(tile_rows_kernel<Traits>, kTeamBlock, device);
+          resident_grid<TileRowsTag<Traits, false>>(tile_rows_kernel<Traits, false>, kTeamBlock,
+                                                     device);
     }
     c.blocks =
         resident_grid<SegmentBlocksTag<Traits, kYVector>>(blocks, BlockConfig::kBlock, device);
@@ -1351,11 +1395,27 @@ struct SegmentKernels {
                             aligned_rows, per_thread_log2, contiguous_rows, kTileRowBytesMax);
     if constexpr (kYVector) {
       if (plan.path == SegmentPath::tile_rows) {
-        const TileRowArgs<T> args{x,   y,          num_segments, size, plan.tile_rows,
-                                  plan.team_log2, out, out_stride, finish};
-        launch_kernel<TileRowsTag<Traits>>(tile_rows_kernel<Traits>, plan.grid, kTeamBlock,
-                                           stream, ws.device,
-                                           "launch of reducelab tile_rows_kernel", args);
+        TileRowArgs<T> args{x,   y,   num_segments, size, plan.tile_rows, plan.team_log2,
+                            0,   out, out_stride,   finish};
+        // The planner's stride serves the ops that interleave (kTileInterleaves), with their
+        // own instantiation's resident grid; the others fold consecutive rows.
+        if constexpr (kTileInterleaves<Traits>) {
+          if (plan.team_stride_log2 > 0) {
+            args.team_stride_log2 = plan.team_stride_log2;
+            const unsigned resident = resident_grid<TileRowsTag<Traits, true>>(
+                tile_rows_kernel<Traits, true>, kTeamBlock, ws.device);
+            const std::size_t tiles = (num_segments + plan.tile_rows - 1) / plan.tile_rows;
+            const auto grid = static_cast<unsigned>(
+                std::max<std::size_t>(1, std::min<std::size_t>(tiles, resident)));
+            launch_kernel<TileRowsTag<Traits, true>>(tile_rows_kernel<Traits, true>, grid,
+                                                     kTeamBlock, stream, ws.device,
+                                                     "launch of reducelab tile_rows_kernel", args);
+            return;
+          }
+        }
+        launch_kernel<TileRowsTag<Traits, false>>(tile_rows_kernel<Traits, false>, plan.grid,
+                                                  kTeamBlock, stream, ws.device,
+                                                  "launch of reducelab tile_rows_kernel", args);
         return;
       }
       if (plan.path == SegmentPath::vector_rows) {
