@@ -428,8 +428,11 @@ TYPED_TEST(SegmentedStatistics, ManyRaggedSegmentsReadAsRuns) {
 // Rows read by teams of lanes (vector rows of 32 elements, octets over ragged segments of 33..255
 // elements, a warp per row of 1,024), whose lanes' moments meet in one step around one centre
 // (MomentsTraits::team_reduce) and whose logsumexp sums meet at one max
-// (LogSumExpTraits::team_reduce): a large mean against a unit spread, and rows holding +inf,
-// -inf, both, or NaN at every lane's place; lanes with no elements (rows of 33) take no part.
+// (LogSumExpTraits::team_reduce), and tile rows of 33, 50, 65 (where a warp's teams interleave)
+// and 127 (f32; f64's go to the octets), whose f32 and f64 var family folds each row in two
+// passes over shared memory (MomentsTraits::team_row): a large mean against a unit spread, and rows holding
+// +inf, -inf, both, or NaN at every lane's place; lanes with no elements (rows of 33) take no
+// part.
 TYPED_TEST(SegmentedStatistics, TeamsMergeMomentsOfBigMeansAndInfinities) {
   using T = TypeParam;
   if constexpr (is_floating_v<T>) {
@@ -454,7 +457,8 @@ TYPED_TEST(SegmentedStatistics, TeamsMergeMomentsOfBigMeansAndInfinities) {
                              Reduction(Op::logsumexp)};
     const RaggedLayout ragged = random_ragged(random, n, 33, 223);
     for (const Reduction& r : ops) {
-      for (std::size_t size : {std::size_t{32}, std::size_t{33}, std::size_t{1024}})
+      for (std::size_t size : {std::size_t{32}, std::size_t{33}, std::size_t{50}, std::size_t{65},
+                                std::size_t{127}, std::size_t{1024}})
         EXPECT_EQ(check_rows(r, host, d, n, size), "") << describe(r) << ", rows of " << size;
       EXPECT_EQ(check_ragged(r, host, d, ragged), "") << describe(r) << ", ragged 33..255";
     }

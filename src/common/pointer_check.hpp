@@ -26,6 +26,7 @@ void require_device_pointers(std::initializer_list<PointerArg> args, int device)
 //! Every data pointer of a list of `count` tensors (tensors.hpp) of nonzero size, as
 //! require_device_pointers, named "tensors[i].data" in messages. The device is asked once per
 //! allocation: a pointer inside the allocation of the last one asked about is not asked again.
+//! `alignment` is a power of two (an element's size).
 void require_device_tensors(const TensorSpan* tensors, std::size_t count, std::size_t alignment,
                             int device);
 

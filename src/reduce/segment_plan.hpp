@@ -111,7 +111,8 @@ inline constexpr std::size_t kTileRowBytes = std::size_t{kTeamThreads} * kTileRo
 //! 401 2,071 / 2,112; f64 var along 33 2,519 / 1,403, 101 2,522 / 2,910. The crossover is at
 //! ~512-640 bytes for all three types. (argmin/argmax keep tiles up to kOctetSegmentBytes: with
 //! their kCount-element fold, f32 argmax along 250 reads 2,435 on tiles, 2,340 on the octets;
-//! f16 along 401 1,834 and 1,826.)
+//! f16 along 401 1,834 and 1,826.) f64 var, which folds a tile row in two passes since session
+//! 26, takes tiles of rows under kTwoPassF64TileRowBytes (832; segmented.cuh).
 inline constexpr std::size_t kLongFoldTileRowBytes = 512;
 
 // ---- the plan ---------------------------------------------------------------------------------

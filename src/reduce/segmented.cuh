@@ -102,18 +102,50 @@ struct SegmentMinBlocks<SumTraits<T, 1>> {
 template <class T, class Extremum>
 struct SegmentMinBlocks<ExtremumTraits<T, Extremum>> : SegmentMinBlocks<SumTraits<T, 1>> {};
 
+//! Which ops fold a tile row in two passes over shared memory (MomentsTraits::team_row) rather
+//! than through update_vector and reduce_team: var, std, var_mean, std_mean of f32 and f64.
+//! H200, session 26, var against the update_vector fold (GB/s, two runs each, teams interleaved
+//! where the planner picks a stride): f32 along 50 2,783 / 2,749 -> 2,906 / 2,890, along 65
+//! 2,784 / 2,813 -> 2,835 / 2,866, along 101 2,826 / 2,821 -> 2,953 / 2,888; f64 along 33
+//! 2,504 / 2,512 -> 3,076 / 3,057, along 65 2,549 / 2,579 -> 2,900 / 2,847. The prediction (fewer instructions by a fifth, ~3,400 GB/s
+//! along 50) was wrong: 139.3 M warp instructions against 149.0 M, and 59 registers against 48.
+//! f16 and bf16 keep update_vector, which merges 8 elements at once: two passes read f16 along
+//! 65 at 2,087 / 2,011 against 2,222 / 2,204.
+template <class Traits>
+inline constexpr bool kTileRowsTwoPass = false;
+template <class T>
+inline constexpr bool kTileRowsTwoPass<MomentsTraits<T>> = sizeof(T) >= 4;
+
 //! Which ops fold tile rows with a warp's teams interleaved (tile_round_slot) where the planner
 //! picks a stride: the plain folds, bound by memory, whose bank conflicts cost them (session 26,
 //! against 3b92455: f32 sum along 65, 130, 161 +10-13%, norm +8-13%, count_nonzero +2-7%, f16
-//! sum along 65 +16%). The statistics that fold tiles and argmin/argmax keep consecutive rows:
-//! with the slot values live their folds ran 1-5% slower on every row length (session 25; f32
-//! var's vector fold 51 instructions against 48), and in their own instantiation they run as
-//! before (var, logsumexp within 1%) or faster (f32 argmax +2-4%).
+//! sum along 65 +16%), and the two-pass var, which reads each row twice (f32 along 65: 2,446 /
+//! 2,443 GB/s on consecutive rows, 2,801 / 2,876 interleaved; session 26). The other statistics
+//! and argmin/argmax keep consecutive rows: with the slot values live their folds ran 1-5%
+//! slower on every row length (session 25; f32 var's vector fold 51 instructions against 48),
+//! and in their own instantiation they run as before (logsumexp within 1%) or faster (f32
+//! argmax +2-4%).
 template <class Traits>
 inline constexpr bool kTileInterleaves =
-    !folds_tiles<Traits>::value && !is_arg_traits<Traits>::value;
+    (!folds_tiles<Traits>::value && !is_arg_traits<Traits>::value) || kTileRowsTwoPass<Traits>;
 template <class T>
 inline constexpr bool kTileInterleaves<LogSumExpTraits<T>> = false;  // f64 folds one at a time
+
+//! f64's two-pass var takes tiles of rows shorter than this many bytes (others of the ops that
+//! fold tiles: kLongFoldTileRowBytes). H200, session 26, var GB/s on the tiles against the
+//! octets (two runs each): rows of 65 doubles 2,900 / 2,847 against 2,549 / 2,579, of 101
+//! 2,930 / 2,940 against 2,919 / 2,921 (std_mean 2,947 / 2,911 against 2,767 / 2,767; an
+//! earlier call read var there at 3,099 / 3,165), of 127 3,051 / 3,065 against 3,294 / 3,271.
+//! The crossover lies between 808 and 1,016 bytes; not measured in between.
+inline constexpr std::size_t kTwoPassF64TileRowBytes = 832;
+
+//! The longest contiguous rows, in bytes, that tile_rows_kernel takes for Traits (shorter than
+//! kOctetSegmentBytes; longer ones go to the teams kernel's octets).
+template <class Traits>
+inline constexpr std::size_t kTileRowBytesMax =
+    !folds_tiles<Traits>::value ? kOctetSegmentBytes
+    : kTileRowsTwoPass<Traits> && sizeof(typename Traits::Elem) == 8 ? kTwoPassF64TileRowBytes
+                                                                      : kLongFoldTileRowBytes;
 
 //! Where segment s lies in x: [begin, begin + count).
 struct SegmentRange {
@@ -899,7 +931,8 @@ struct TileRowArgs {
 //! argmin/argmax, which folded one element at a time until session 22, now find the winner among
 //! kCount elements in registers: f32 argmax along 65 2,328 -> 2,913 GB/s, along 250 2,199 -> 2,435
 //! (octets 2,340), f16 along 201 1,025 -> 1,922 (session 22), so they take tiles up to
-//! kOctetSegmentBytes.
+//! kOctetSegmentBytes. f32 and f64 var and its kin fold a row in two passes over the tile instead
+//! (kTileRowsTwoPass, MomentsTraits::team_row; session 26).
 //!
 //! Order of operations: fixed by the row's length and the plan (team size from the tile's rows),
 //! not by the row's alignment or the grid.
@@ -1050,11 +1083,17 @@ __global__ void __launch_bounds__(kTeamBlock) tile_rows_kernel(TileRowArgs<typen
                                                            a.team_log2, a.team_stride_log2));
       }
       const bool valid = j < tile.rows;
-      typename Traits::State state = Traits::start();
-      if (valid) fold_row(state, static_cast<unsigned>(tile.lead) + static_cast<unsigned>(j) * size);
+      const unsigned from = static_cast<unsigned>(tile.lead) + static_cast<unsigned>(j) * size;
       const std::size_t row = tile.first_row + j;
-      Acc acc = valid ? Traits::finish(state, a.x + row * a.size) : Traits::identity();
-      acc = reduce_team<Traits>(acc, team);
+      Acc acc;
+      if constexpr (kTileRowsTwoPass<Traits>) {
+        acc = Traits::template team_row<kCount>(sx + from, valid ? size : 0u, rank, team);
+      } else {
+        typename Traits::State state = Traits::start();
+        if (valid) fold_row(state, from);
+        acc = valid ? Traits::finish(state, a.x + row * a.size) : Traits::identity();
+        acc = reduce_team<Traits>(acc, team);
+      }
       if (valid && rank == 0) store_result<Traits>(a.out, row, acc, a.size, a.finish, a.out_stride);
     }
     __syncthreads();  // the tile's shared memory serves the next tile
@@ -1387,12 +1426,11 @@ struct SegmentKernels {
     const unsigned per_thread_log2 = folds_tiles<Traits>::value ? 2 : 0;
     // Only they take tiles of rows, too (one offset in a line for x and y).
     const bool contiguous_rows = kYVector && pitch == size;
-    // Longer such rows of the statistics that fold tiles go to the octets (segment_plan.hpp).
-    constexpr std::size_t kTileRowBytesMax =
-        folds_tiles<Traits>::value ? kLongFoldTileRowBytes : kOctetSegmentBytes;
+    // Longer such rows go to the teams kernel's octets (kTileRowBytesMax).
     const FixedSegmentPlan plan =
         plan_fixed_segments(num_segments, size, sizeof(T), capacity(ws.device), kMaxGrid,
-                            aligned_rows, per_thread_log2, contiguous_rows, kTileRowBytesMax);
+                            aligned_rows, per_thread_log2, contiguous_rows,
+                            kTileRowBytesMax<Traits>);
     if constexpr (kYVector) {
       if (plan.path == SegmentPath::tile_rows) {
         TileRowArgs<T> args{x,   y,   num_segments, size, plan.tile_rows, plan.team_log2,

@@ -227,6 +227,50 @@ struct MomentsTraits {
     if (mine == 0) return acc;
     return {n, centre, mean, m2, sum};
   }
+  //! A row of `size` contiguous elements in shared memory (tile_rows_kernel), folded by an
+  //! aligned team of `team` lanes (all 32 lanes of the warp call; `size` 0 for a team without a
+  //! row) in two passes over it: the elements about the row's first one (0 where that is +-inf or
+  //! NaN) summed, kUnroll at a time pairwise, lane `rank` taking elements rank, rank + team, ...,
+  //! and the team's sum by a butterfly; then the squared deviations from that mean, summed the
+  //! same way. The textbook two-pass variance, about a centre of the size of the spread (so its
+  //! error does not grow with the mean, as in update_vectors); in place of a Chan merge every
+  //! kCount elements and team_reduce's moments butterfly, which left f32 var along rows of 50 at
+  //! 149.0 M warp instructions against sum's 84.5 M, bound by issue (H200, session 26). Every
+  //! lane of the team ends with the row's moments.
+  template <int kUnroll>
+  __device__ __forceinline__ static Acc team_row(const T* row, unsigned size, unsigned rank,
+                                                 unsigned team) {
+    A centre = size > 0 ? widen<A>(row[0]) : A(0);
+    if (!is_finite(centre)) centre = A(0);
+    A sum = A(0);
+    unsigned i = rank;
+    for (; i + (kUnroll - 1) * team < size; i += kUnroll * team) {
+      A part[kUnroll];
+#pragma unroll
+      for (int c = 0; c < kUnroll; ++c) part[c] = widen<A>(row[i + c * team]) - centre;
+      sum += pairwise_sum(part);
+    }
+    for (; i < size; i += team) sum += widen<A>(row[i]) - centre;
+    for (unsigned mask = team / 2; mask > 0; mask /= 2)
+      sum += __shfl_xor_sync(device::kFullWarpMask, sum, mask);
+    const A n = A(size);
+    const A mean = sum * reciprocal(n);  // about the centre; an ulp here is second order in m2
+    A m2 = A(0);
+    for (i = rank; i + (kUnroll - 1) * team < size; i += kUnroll * team) {
+#pragma unroll
+      for (int c = 0; c < kUnroll; ++c) {
+        const A d = (widen<A>(row[i + c * team]) - centre) - mean;
+        m2 += d * d;
+      }
+    }
+    for (; i < size; i += team) {
+      const A d = (widen<A>(row[i]) - centre) - mean;
+      m2 += d * d;
+    }
+    for (unsigned mask = team / 2; mask > 0; mask /= 2)
+      m2 += __shfl_xor_sync(device::kFullWarpMask, m2, mask);
+    return {n, centre, mean, m2, sum + n * centre};
+  }
   __device__ static void store(void* out, std::int64_t index, Acc acc, std::uint64_t count,
                                const Finish& finish) {
     // torch: var = m2 / max(0, n - correction); IEEE gives NaN for 0 / 0 and inf for m2 / 0.
