@@ -107,8 +107,9 @@ struct SegmentMinBlocks<ExtremumTraits<T, Extremum>> : SegmentMinBlocks<SumTrait
 //! H200, session 26, var against the update_vector fold (GB/s, two runs each, teams interleaved
 //! where the planner picks a stride): f32 along 50 2,783 / 2,749 -> 2,906 / 2,890, along 65
 //! 2,784 / 2,813 -> 2,835 / 2,866, along 101 2,826 / 2,821 -> 2,953 / 2,888; f64 along 33
-//! 2,504 / 2,512 -> 3,076 / 3,057, along 65 2,549 / 2,579 -> 2,900 / 2,847. The prediction (fewer instructions by a fifth, ~3,400 GB/s
-//! along 50) was wrong: 139.3 M warp instructions against 149.0 M, and 59 registers against 48.
+//! 2,504 / 2,512 -> 3,076 / 3,057, along 65 2,549 / 2,579 -> 2,900 / 2,847. The prediction
+//! (fewer instructions by a fifth, ~3,400 GB/s along 50) was wrong: 139.3 M warp instructions
+//! against 149.0 M, and 59 registers against 48.
 //! f16 and bf16 keep update_vector, which merges 8 elements at once: two passes read f16 along
 //! 65 at 2,087 / 2,011 against 2,222 / 2,204.
 template <class Traits>
