@@ -27,6 +27,7 @@
 
 #include "common/kernel_launch.cuh"
 #include "common/resident_grid.cuh"
+#include "device/async_copy.cuh"
 #include "device/vector_load.cuh"
 #include "reduce/axis_plan.hpp"
 #include "reduce/grid_step.cuh"
@@ -113,6 +114,28 @@ __device__ __forceinline__ void result_offsets(const AxisView& v, std::uint64_t 
     o /= size;
   }
 }
+
+//! Vector columns of one array along one reduced axis, unsplit (gridDim.y == 1), of 1- to 4-byte
+//! elements, for the ops that fold a position at a time (not var's and logsumexp's tiles, not
+//! dot's two arrays, not argmin/argmax), read through a ring of kAxisRing shared-memory slots per
+//! thread that cp.async fills kAxisRing - 1 positions ahead of the fold. With registers, ptxas
+//! puts the first load's folds between a batch's four loads (SASS, session 27), so the batch
+//! waits on its first load before it issues the rest; with one lane per result (the middle axis
+//! of 512 x 256 x 1,024: 512 blocks, 1,024 threads per SM) f32 sum still kept the DRAM 90% busy,
+//! but the norm took 154-156 us against sum's 130-134. Measured on the H200 (session 27, call 7,
+//! two runs each, us): middle axis f32 norm 156.3 / 156.3 -> 133.6 / 133.2, sum 132.8 / 134.7 ->
+//! 133.6 / 132.0, f16 sum 77.0 / 76.4 -> 74.0 / 75.0; 2^20 and 2^22 kept columns 141.0 / 139.2
+//! -> 135.3 / 134.7 and 143.3 / 142.7 -> 137.8 / 137.7; 128 columns (split, so registers, but
+//! this instantiation's registers and shared memory) 157.6 / 158.9 -> 160.4 / 161.3. Slower
+//! through the ring (call 6), so left to the registers: f32 argmax (+8%), f64 sum (+7%: twice
+//! the positions per byte) and the split fold (128 columns +7%). 48 registers (44), 33.8 KB of
+//! shared memory, 5 blocks of 256 per SM as before.
+inline constexpr int kAxisRing = 8;
+template <class Traits, int kCursorRank, int kWidth, int kRunWidth>
+inline constexpr bool kAxisReadsRing =
+    kCursorRank == 1 && kWidth > 1 && kRunWidth == 1 && Traits::kArrays == 1 &&
+    sizeof(typename Traits::Elem) <= 4 && !folds_tiles<Traits>::value &&
+    !is_arg_traits<Traits>::value;
 
 //! kWidth == 1: one result per thread, element loads. kWidth == 16 / sizeof(T) (vector columns,
 //! axis_plan.hpp: vector_columns_width): `kWidth` neighbouring results per thread, one 16-byte
@@ -205,6 +228,42 @@ __global__ void __launch_bounds__(kAxisBlock) axis_kernel(AxisArgs<typename Trai
         }
       };
       std::uint64_t r = r_begin + lane;
+      if constexpr (kAxisReadsRing<Traits, kCursorRank, kWidth, kRunWidth>) {
+        if (gridDim.y == 1) {  // the split fold reads its chunks with registers, below
+          // Position p (reduced index r + p lanes) goes to slot p mod kAxisRing, in a commit group
+          // of its own (empty past the end, so the count of groups stays one per position). The
+          // fold reads the slots in order: the same folds in the same order as the loads below.
+          __shared__ uint4 ring[kAxisRing][kAxisBlock];
+          constexpr int kAhead = kAxisRing - 1;
+          const std::uint64_t count = r < r_end ? (r_end - r + lanes - 1) / lanes : 0;
+          const std::int64_t step = static_cast<std::int64_t>(lanes) * v.reduced_in[0];
+          const T* ahead = x + in + static_cast<std::int64_t>(r) * v.reduced_in[0];
+          std::uint64_t issued = 0;
+          auto issue = [&]() {
+            if (issued < count) {
+              const auto to = static_cast<unsigned>(
+                  __cvta_generic_to_shared(&ring[issued % kAxisRing][threadIdx.x]));
+              device::copy16_async_cached(to, ahead);
+              ahead += step;
+            }
+            ++issued;
+            device::copies_commit();
+          };
+#pragma unroll
+          for (int k = 0; k < kAhead; ++k) issue();
+          for (std::uint64_t p = 0; p < count; ++p, r += lanes) {
+            issue();
+            device::copies_wait<kAhead>();  // position p's group has landed
+            const Vec vx = Vec::from(ring[p % kAxisRing][threadIdx.x]);
+            T xs[kLoad];
+            T ys[kLoad] = {};
+#pragma unroll
+            for (int j = 0; j < kLoad; ++j) xs[j] = vx.element[j];
+            fold(r, xs, ys);
+          }
+          r = r_end;  // every position folded
+        }
+      }
       for (; r + (kInFlight - 1) * lanes < r_end; r += kInFlight * lanes) {
         T xs[kInFlight][kLoad];
         T ys[kInFlight][kLoad];
