@@ -232,11 +232,12 @@ struct MomentsTraits {
   //! row) in two passes over it: the elements about the row's first one (0 where that is +-inf or
   //! NaN) summed, kUnroll at a time pairwise, lane `rank` taking elements rank, rank + team, ...,
   //! and the team's sum by a butterfly; then the squared deviations from that mean, added in
-  //! turn (positive terms: no cancellation), and their butterfly. The textbook two-pass variance, about a centre of the size of the spread (so its
-  //! error does not grow with the mean, as in update_vectors); in place of a Chan merge every
-  //! kCount elements and team_reduce's moments butterfly, which left f32 var along rows of 50 at
-  //! 149.0 M warp instructions against sum's 84.5 M, bound by issue (H200, session 26). Every
-  //! lane of the team ends with the row's moments.
+  //! turn (positive terms: no cancellation), and their butterfly. The textbook two-pass
+  //! variance, about a centre of the size of the spread (so its error does not grow with the
+  //! mean, as in update_vectors); in place of a Chan merge every kCount elements and
+  //! team_reduce's moments butterfly, which left f32 var along rows of 50 at 149.0 M warp
+  //! instructions against sum's 84.5 M, bound by issue (H200, session 26). Every lane of the team
+  //! ends with the row's moments.
   template <int kUnroll>
   __device__ __forceinline__ static Acc team_row(const T* row, unsigned size, unsigned rank,
                                                  unsigned team) {
