@@ -63,16 +63,36 @@ struct TensorList {
   }
 };
 
-//! Runs r over `list` with a total; "" when every result and the total are right.
+//! Runs r over `list` with a total (`captured`: in a CUDA graph, whose table goes in upload
+//! kernels' parameters instead of the staging buffers); "" when every result and the total are
+//! right.
 template <class T>
 std::string check_list(const Reduction& r, const std::vector<TensorSpan>& spans,
-                       const std::vector<const T*>& host, const std::vector<T>& concatenation) {
+                       const std::vector<const T*>& host, const std::vector<T>& concatenation,
+                       bool captured = false) {
   const DType dtype = dtype_of<T>::value;
   const std::size_t size = result_size(r.op, dtype);
   DeviceBuffer<unsigned char> d_total(size + 16);
   REDUCELAB_CUDA_CHECK(cudaMemset(d_total.data(), kPoison, size + 16));
   const std::vector<unsigned char> out = poisoned_output(spans.size() * size, [&](void* o) {
-    reduce_tensors(r, dtype, spans.data(), spans.size(), o, d_total.data(), nullptr);
+    if (!captured) {
+      reduce_tensors(r, dtype, spans.data(), spans.size(), o, d_total.data(), nullptr);
+      return;
+    }
+    cudaStream_t stream = nullptr;
+    REDUCELAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    REDUCELAB_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    reduce_tensors(r, dtype, spans.data(), spans.size(), o, d_total.data(), stream);
+    REDUCELAB_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+    REDUCELAB_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    REDUCELAB_CUDA_CHECK(cudaGraphLaunch(exec, stream));
+    REDUCELAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+    REDUCELAB_CUDA_CHECK(cudaGraphExecDestroy(exec));
+    REDUCELAB_CUDA_CHECK(cudaGraphDestroy(graph));
+    release_workspace(stream);
+    REDUCELAB_CUDA_CHECK(cudaStreamDestroy(stream));
   });
   std::vector<unsigned char> total(size);
   REDUCELAB_CUDA_CHECK(cudaMemcpy(total.data(), d_total.data(), size, cudaMemcpyDeviceToHost));
@@ -92,10 +112,10 @@ std::string check_list(const Reduction& r, const std::vector<TensorSpan>& spans,
 }
 
 template <class T>
-std::string check_list(const Reduction& r, const TensorList<T>& list) {
+std::string check_list(const Reduction& r, const TensorList<T>& list, bool captured = false) {
   std::vector<const T*> host;
   for (const std::vector<T>& h : list.host) host.push_back(h.data());
-  return check_list<T>(r, list.spans, host, list.concatenation);
+  return check_list<T>(r, list.spans, host, list.concatenation, captured);
 }
 
 template <class T>
@@ -111,6 +131,27 @@ TYPED_TEST(Tensors, EveryOpOverEveryLengthClass) {
                            kSeed);
   for (const Reduction& r : list_ops_for(dtype_of<T>::value))
     EXPECT_EQ(check_list(r, list), "");
+}
+
+// The same lengths captured into a graph: every op with the table from the upload kernels.
+TYPED_TEST(Tensors, EveryOpOverEveryLengthClassInAGraph) {
+  using T = TypeParam;
+  const TensorList<T> list({0, 1, 5, 31, 100, 0, 3000, 4096, 70001, 1, 300001, 33, 0, 1 << 20},
+                           kSeed + 1);
+  for (const Reduction& r : list_ops_for(dtype_of<T>::value))
+    EXPECT_EQ(check_list(r, list, true), "");
+}
+
+// A tensor of 2^22 elements among short ones and ones just over the long kernel's limit, and a
+// list of long tensors only (no teams kernel): slices that cut tensors anywhere.
+TYPED_TEST(Tensors, LongTensorsAmongShortOnes) {
+  using T = TypeParam;
+  const TensorList<T> mixed({4095, 1 << 22, 4096, 2, 65537, 4097}, kSeed + 2);
+  const TensorList<T> long_only({1 << 17, 1 << 17, (1 << 17) + 3, 1 << 16}, kSeed + 3);
+  for (const Reduction& r : list_ops_for(dtype_of<T>::value)) {
+    EXPECT_EQ(check_list(r, mixed), "");
+    EXPECT_EQ(check_list(r, long_only), "");
+  }
 }
 
 TYPED_TEST(Tensors, OneTensorAndTheTotalAgree) {
