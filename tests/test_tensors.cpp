@@ -4,12 +4,14 @@
 // 10,000 tiny ones, 100,000 (whose table leaves the workspace for the stream-ordered allocator),
 // the empty list, graph capture, repeated calls, errors, and a tensor past 2^31 elements (large).
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <memory>
 #include <random>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include "bench/stats_check.hpp"
@@ -238,19 +240,28 @@ TEST_F(GpuTest, RepeatedListCallsAreBitwiseEqual) {
   }
 }
 
-// More calls in flight than the workspace has staging buffers: each call's table must survive
-// until its copy ran, so every result is its own list's.
+// More calls in flight than the workspace has staging buffers (4), behind a stream held back by
+// a host function, so later calls reuse buffers whose copies have not run yet and must wait for
+// them; between the calls, calls that fail at their last tensor after filling most of a buffer.
+// Each call's table must survive until its copy ran, so every result is its own list's.
 TEST_F(GpuTest, ManyListCallsInFlightKeepTheirTables) {
   const TensorList<float> list({5000, 3, 70001, 0, 100}, kSeed);
-  constexpr int kCalls = 11;
+  constexpr int kCalls = 19;
   DeviceBuffer<float> out(kCalls * 5), total(kCalls);
   cudaStream_t stream = nullptr;
   REDUCELAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const auto hold = [](void*) { std::this_thread::sleep_for(std::chrono::milliseconds(50)); };
+  REDUCELAB_CUDA_CHECK(cudaLaunchHostFunc(stream, hold, nullptr));
+  std::vector<float> host_tensor(100);
   // Call c reduces the list rotated by c: a different table each time.
   for (int c = 0; c < kCalls; ++c) {
     std::vector<TensorSpan> spans;
     for (int i = 0; i < 5; ++i) spans.push_back(list.spans[(i + c) % 5]);
     max_tensors<float>(spans.data(), 5, out.data() + 5 * c, total.data() + c, stream);
+    spans[4] = {host_tensor.data(), host_tensor.size()};
+    expect_invalid_argument(
+        [&] { max_tensors<float>(spans.data(), 5, out.data(), total.data(), stream); },
+        "host tensor last", "host memory");
   }
   REDUCELAB_CUDA_CHECK(cudaStreamSynchronize(stream));
   std::vector<float> got(kCalls * 5);

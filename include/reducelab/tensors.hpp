@@ -22,15 +22,16 @@
 //! concatenation (tensor i's element j is at sizes[0] + ... + sizes[i - 1] + j). A list whose
 //! tensors are all empty gets the empty-segment result as its total.
 //!
-//! How it runs: the list becomes a table of (pointer, start in the concatenation), copied to the
-//! device in one cudaMemcpyAsync from pinned staging buffers the stream's workspace keeps (four,
-//! used in turn, so the host waits only if it gets four list calls ahead of the stream); then the
-//! ragged segmented reduce reads it, at most two kernels however many tensors there are: tensors
-//! shorter than 4,096 elements a thread or a warp each, longer ones in equal slices of the
-//! concatenation spread over the whole GPU, so a few huge tensors among many tiny ones still read
-//! at full bandwidth. The total is folded from the per-tensor partial results by the last block,
-//! in a fixed order. A call captured into a CUDA graph sends its table in the parameters of small
-//! upload kernels instead (1,024 entries each), so every replay carries its own copy.
+//! How it runs: one pass over the list checks it and writes its table of (pointer, start in the
+//! concatenation) into a pinned staging buffer the stream's workspace keeps (four, used in turn,
+//! so the host waits only if it gets four list calls ahead of the stream), copied to the device
+//! in one cudaMemcpyAsync; then the ragged segmented reduce reads it, at most two kernels however
+//! many tensors there are: tensors shorter than 4,096 elements a thread or a warp each, longer
+//! ones in equal slices of the concatenation spread over the whole GPU, so a few huge tensors
+//! among many tiny ones still read at full bandwidth. The total is folded from the per-tensor
+//! partial results by the last block, in a fixed order. A call captured into a CUDA graph sends
+//! its table in the parameters of small upload kernels instead (1,024 entries each), so every
+//! replay carries its own copy.
 //!
 //! Memory: the table (16 bytes per tensor, plus one partial result per tensor with a total) lies
 //! in the stream's workspace (reduce.hpp) when it fits there, which it does up to roughly 10,000

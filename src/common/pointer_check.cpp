@@ -97,30 +97,20 @@ bool allocation_range(const void* ptr, std::uintptr_t& start, std::size_t& size)
 
 }  // namespace
 
-void require_device_tensors(const TensorSpan* tensors, std::size_t count, std::size_t alignment,
-                            int device) {
-  std::uintptr_t known_start = 0;
-  std::size_t known_size = 0;  // the allocation of a pointer already found good
-  for (std::size_t i = 0; i < count; ++i) {
-    const void* ptr = tensors[i].data;
-    const std::size_t size = tensors[i].size;
-    if (size == 0) continue;
-    const auto address = reinterpret_cast<std::uintptr_t>(ptr);
-    // Inside a known-good allocation and aligned: nothing to ask (no name built either). The
-    // alignment, an element's size, is a power of two: a mask, not a division (1,000 tensors
-    // took 4.1 us here with `%`; H200 host, session 26).
-    if (address - known_start < known_size && (address & (alignment - 1)) == 0) continue;
-    const std::string name = "tensors[" + std::to_string(i) + "].data";
-    const PointerArg arg{ptr, size, alignment, name.c_str()};
-    require_non_null_aligned(arg);
-    cudaPointerAttributes attributes{};
-    if (!query_with_driver(ptr, attributes)) {
-      const cudaError_t status = cudaPointerGetAttributes(&attributes, ptr);
-      if (status != cudaSuccess) detail::throw_cuda_error(status, "cudaPointerGetAttributes");
-    }
-    require_device_memory(arg, attributes, device);
-    if (!allocation_range(ptr, known_start, known_size)) known_size = 0;
+KnownAllocation require_device_tensor(std::size_t i, const void* ptr, std::size_t size,
+                                      std::size_t alignment, int device) {
+  const std::string name = "tensors[" + std::to_string(i) + "].data";
+  const PointerArg arg{ptr, size, alignment, name.c_str()};
+  require_non_null_aligned(arg);
+  cudaPointerAttributes attributes{};
+  if (!query_with_driver(ptr, attributes)) {
+    const cudaError_t status = cudaPointerGetAttributes(&attributes, ptr);
+    if (status != cudaSuccess) detail::throw_cuda_error(status, "cudaPointerGetAttributes");
   }
+  require_device_memory(arg, attributes, device);
+  KnownAllocation known;
+  if (!allocation_range(ptr, known.start, known.size)) known.size = 0;
+  return known;
 }
 
 void require_device_pointers(std::initializer_list<PointerArg> args, int device) {

@@ -33,14 +33,15 @@ void launch_ragged_segments(const Reduction& r, const T* x, const T* y, std::siz
                             const Offset* offsets, void* d_out, const WorkspaceView& workspace,
                             cudaStream_t stream);
 
-struct TableEntry;
+class HostTable;
 struct ListShape;
 
 //! Launches the reduce of a list of count >= 1 tensors of a one-array op on T (tensors.hpp,
-//! segmented.cuh): one result per tensor to d_out, the list's total to d_total when not null.
+//! segmented.cuh), its table built on the host (tensor_table.hpp): one result per tensor to
+//! d_out, the list's total to d_total when not null.
 template <class T>
-void launch_tensors(const Reduction& r, const TableEntry* entries, std::size_t count,
-                    std::uint64_t total_count, const ListShape& shape, void* d_out, void* d_total,
+void launch_tensors(const Reduction& r, HostTable& table, std::uint64_t total_count,
+                    const ListShape& shape, void* d_out, void* d_total,
                     const WorkspaceView& workspace, cudaStream_t stream);
 
 struct AxisView;

@@ -1577,13 +1577,15 @@ struct SegmentKernels {
     return plan_ragged_segments(num_segments, capacity(device), kMaxGrid);
   }
 
-  //! A list of count >= 1 tensors (tensors.hpp): its table goes to the workspace's partials,
-  //! after the long kernel's slots, when it fits there, else to memory from the stream-ordered
-  //! allocator, freed on the stream after the kernels.
-  static void tensors(const TableEntry* entries, std::size_t count, std::uint64_t total_count,
-                      const ListShape& shape, void* out, void* d_total, const WorkspaceView& ws,
-                      cudaStream_t stream, Finish finish) {
+  //! A list of count >= 1 tensors (tensors.hpp), its table built on the host (tensor_table.hpp):
+  //! the table goes to the workspace's partials, after the long kernel's slots, when it fits
+  //! there, else to memory from the stream-ordered allocator, freed on the stream after the
+  //! kernels.
+  static void tensors(HostTable& host, std::uint64_t total_count, const ListShape& shape,
+                      void* out, void* d_total, const WorkspaceView& ws, cudaStream_t stream,
+                      Finish finish) {
     using Acc = typename Traits::Acc;
+    const std::size_t count = host.count();
     const RaggedSegmentPlan plan = ragged_plan(count, ws.device);
     const std::size_t table = table_bytes(count);
     const std::size_t accs = d_total == nullptr ? 0 : (count * sizeof(Acc) + 15) / 16 * 16;
@@ -1597,7 +1599,7 @@ struct SegmentKernels {
       base = static_cast<char*>(ws.d_partials) + reserved;
     }
     const DeviceTable device_table = table_at(base, count);
-    send_table(entries, count, static_cast<std::int64_t>(total_count), device_table, ws, stream);
+    send_table(host, device_table, ws, stream);
     SegmentRows rows{device_table.offsets, true, 0, 0};
     rows.pointers = device_table.pointers;
     Total total{d_total == nullptr ? nullptr : base + table, d_total, total_count};
@@ -1669,13 +1671,13 @@ void launch_ragged_segments(const Reduction& r, const T* x, const T* y, std::siz
 //! A list of count >= 1 tensors of one-array ops (tensors.hpp), results to d_out and, when
 //! d_total is not null, the list's total there.
 template <class T>
-void launch_tensors(const Reduction& r, const TableEntry* entries, std::size_t count,
-                    std::uint64_t total_count, const ListShape& shape, void* d_out, void* d_total,
-                    const WorkspaceView& ws, cudaStream_t stream) {
+void launch_tensors(const Reduction& r, HostTable& table, std::uint64_t total_count,
+                    const ListShape& shape, void* d_out, void* d_total, const WorkspaceView& ws,
+                    cudaStream_t stream) {
   with_segment_kernels(r, static_cast<const T*>(nullptr), static_cast<const T*>(nullptr),
                        [&](auto kernels) {
-                         kernels.tensors(entries, count, total_count, shape, d_out, d_total, ws,
-                                         stream, finish_of(r));
+                         kernels.tensors(table, total_count, shape, d_out, d_total, ws, stream,
+                                         finish_of(r));
                        });
 }
 
@@ -1693,6 +1695,5 @@ void launch_tensors(const Reduction& r, const TableEntry* entries, std::size_t c
   template void launch_ragged_segments<T, std::int64_t>(const Reduction&, const T*, const T*, std::size_t,      \
                                                         const std::int64_t*, void*,               \
                                                         const WorkspaceView&, cudaStream_t);      \
-  template void launch_tensors<T>(const Reduction&, const TableEntry*, std::size_t, std::uint64_t, \
-                                  const ListShape&, void*, void*, const WorkspaceView&,           \
-                                  cudaStream_t);
+  template void launch_tensors<T>(const Reduction&, HostTable&, std::uint64_t, const ListShape&,  \
+                                  void*, void*, const WorkspaceView&, cudaStream_t);

@@ -4,9 +4,9 @@
 
 #include "reducelab/tensors.hpp"
 
+#include <cstdint>
 #include <limits>
 #include <string>
-#include <vector>
 
 #include "common/cuda_check.hpp"
 #include "common/driver_api.hpp"
@@ -33,34 +33,51 @@ void reduce_tensors(Reduction r, DType dtype, const TensorSpan* tensors, std::si
   if (count > 0 && tensors == nullptr) reject("the list of tensors is null but count > 0");
   if (count == 0 && d_total == nullptr) return;  // nothing to write
   const std::size_t element = size_of(dtype);
-  // The table: each tensor's place in the concatenation. Kept per thread, so a call allocates
-  // host memory only when its list is longer than any before on this thread.
-  static thread_local std::vector<TableEntry> entries;
-  entries.resize(count);
-  const std::uint64_t max_elements = (std::uint64_t{1} << 62) / element;
-  std::uint64_t total = 0;
-  ListShape shape;
-  for (std::size_t i = 0; i < count; ++i) {
-    (tensors[i].size < kBlockSegmentMin ? shape.any_short : shape.any_long) = true;
-    if (tensors[i].size > max_elements - total)
-      reject("the tensors' lengths add up past 2^62 bytes (at tensors[" + std::to_string(i) + "])");
-    entries[i] = {tensors[i].data, static_cast<std::int64_t>(total)};
-    total += tensors[i].size;
-  }
   const int device = current_device();
   const std::size_t alignment = result_alignment(r.op, dtype);
-  require_device_pointers({{d_out, count, alignment, "out"},
-                           {d_total, std::size_t{d_total == nullptr ? 0u : 1u}, alignment, "total"}},
-                          device);
-  require_device_tensors(tensors, count, element, device);
+  const std::size_t total_results = d_total == nullptr ? 0 : 1;
+  require_device_pointers(
+      {{d_out, count, alignment, "out"}, {d_total, total_results, alignment, "total"}}, device);
   const WorkspaceView workspace = workspace_for(stream, is_capturing(stream), device);
+  if (count == 0) {  // the empty list's total: one empty segment
+    dispatch_dtype(dtype, [&](auto value) {
+      using T = decltype(value);
+      launch_fixed_segments<T>(r, nullptr, nullptr, 1, 0, 0, d_total, 1, workspace, stream);
+    });
+    return;
+  }
+  // One pass over the list checks it and writes its table, in the device's layout, where its
+  // copy will be queued from (tensor_table.hpp). The host time of this call is in an idle
+  // stream's event time (1,000 tensors, H200 machine, session 28: the lengths loop 0.78 us, the
+  // pointer check 1.31 and filling the staging buffer 1.02, as three passes).
+  HostTable table(workspace, count);
+  std::int64_t* const offsets = table.offsets();
+  const void** const pointers = table.pointers();
+  const std::uint64_t max_elements = (std::uint64_t{1} << 62) / element;
+  // Locals only inside the loop (no address taken), so they stay in registers across its stores.
+  KnownAllocation known;
+  std::uint64_t total = 0;
+  bool any_short = false;
+  bool any_long = false;
+  for (std::size_t i = 0; i < count; ++i) {
+    const TensorSpan tensor = tensors[i];
+    any_short |= tensor.size < kBlockSegmentMin;
+    any_long |= tensor.size >= kBlockSegmentMin;
+    if (tensor.size > max_elements - total)
+      reject("the tensors' lengths add up past 2^62 bytes (at tensors[" + std::to_string(i) + "])");
+    if (!tensor_known_good(tensor.data, tensor.size, element, known))
+      known = require_device_tensor(i, tensor.data, tensor.size, element, device);
+    offsets[i] = static_cast<std::int64_t>(total);
+    pointers[i] = tensor.data;
+    total += tensor.size;
+  }
+  offsets[count] = static_cast<std::int64_t>(total);
+  ListShape shape;
+  shape.any_short = any_short;
+  shape.any_long = any_long;
   dispatch_dtype(dtype, [&](auto value) {
     using T = decltype(value);
-    if (count == 0) {  // the empty list's total: one empty segment
-      launch_fixed_segments<T>(r, nullptr, nullptr, 1, 0, 0, d_total, 1, workspace, stream);
-    } else {
-      launch_tensors<T>(r, entries.data(), count, total, shape, d_out, d_total, workspace, stream);
-    }
+    launch_tensors<T>(r, table, total, shape, d_out, d_total, workspace, stream);
   });
 }
 

@@ -189,14 +189,25 @@ WorkspaceView workspace_for(cudaStream_t stream, bool capturing, int device) {
   return view_of(device, slot->memory, slot.get());
 }
 
-void stage_to_device(TableStaging& staging, void* d_dst, std::size_t bytes,
-                     const std::function<void(void*)>& fill, cudaStream_t stream) {
-  std::lock_guard<std::mutex> lock(staging.mutex);
-  TableStaging::Slot& slot = staging.slots[staging.next++ % TableStaging::kSlots];
+StagingLease acquire_staging(TableStaging& staging, std::size_t bytes) {
+  StagingLease lease{std::unique_lock<std::mutex>(staging.mutex), nullptr};
+  TableStaging::Slot& slot = staging.slots[staging.copies % TableStaging::kSlots];
   if (slot.copied == nullptr) {
     REDUCELAB_CUDA_CHECK(cudaEventCreateWithFlags(&slot.copied, cudaEventDisableTiming));
-  } else {
-    REDUCELAB_CUDA_CHECK(cudaEventSynchronize(slot.copied));
+  } else if (slot.copy > staging.done) {
+    // The newest copy first: when it has run, so has every copy before it, and the next kSlots
+    // calls reuse their buffers without asking. Else wait for this buffer's own copy.
+    const TableStaging::Slot& newest =
+        staging.slots[(staging.copies + TableStaging::kSlots - 1) % TableStaging::kSlots];
+    const cudaError_t status = cudaEventQuery(newest.copied);
+    if (status == cudaSuccess) {
+      staging.done = newest.copy;
+    } else if (status == cudaErrorNotReady) {
+      REDUCELAB_CUDA_CHECK(cudaEventSynchronize(slot.copied));
+      staging.done = slot.copy;
+    } else {
+      throw_cuda_error(status, "cudaEventQuery(table staging)");
+    }
   }
   if (slot.capacity < bytes) {
     RelaxedCaptureMode relaxed;
@@ -208,9 +219,25 @@ void stage_to_device(TableStaging& staging, void* d_dst, std::size_t bytes,
     REDUCELAB_CUDA_CHECK(cudaHostAlloc(&slot.host, capacity, cudaHostAllocDefault));
     slot.capacity = capacity;
   }
-  fill(slot.host);
+  lease.slot = &slot;
+  return lease;
+}
+
+void copy_from_staging(TableStaging& staging, StagingLease& lease, void* d_dst, std::size_t bytes,
+                       cudaStream_t stream) {
+  TableStaging::Slot& slot = *lease.slot;
   REDUCELAB_CUDA_CHECK(cudaMemcpyAsync(d_dst, slot.host, bytes, cudaMemcpyHostToDevice, stream));
-  REDUCELAB_CUDA_CHECK(cudaEventRecord(slot.copied, stream));
+  // The buffer is taken from here on: should the record fail, the next call waits for the whole
+  // stream instead (a copy number no event vouches for is never counted as done).
+  slot.copy = ++staging.copies;
+  const cudaError_t status = cudaEventRecord(slot.copied, stream);
+  if (status != cudaSuccess) {
+    (void)cudaStreamSynchronize(stream);
+    staging.done = slot.copy;
+    lease.lock.unlock();
+    throw_cuda_error(status, "cudaEventRecord(table staging)");
+  }
+  lease.lock.unlock();
 }
 
 }  // namespace detail

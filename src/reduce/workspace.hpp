@@ -12,7 +12,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
-#include <functional>
+#include <cstdint>
 #include <mutex>
 
 namespace reducelab::detail {
@@ -41,17 +41,33 @@ inline constexpr std::size_t kGroupCounterBytes = kMaxGrid * sizeof(unsigned int
 
 //! Pinned host buffers that carry a list's table to the device (tensors.hpp) outside graph
 //! capture, used in turn: a buffer is refilled only after the copy that last read it has run, so
-//! the host may run kSlots list calls ahead of the stream before it waits.
+//! the host may run kSlots list calls ahead of the stream before it waits. The copies are queued
+//! on the workspace's one stream, so when one has run, every earlier one has too: `done` is the
+//! newest copy known to have run, and a buffer whose last copy is not newer than it is reused
+//! without asking the driver (an event query costs ~1.4 us of host time on the H200 machine,
+//! session 28; on an idle stream one is asked about once every kSlots calls). 8 buffers were no
+//! faster than 4 in session 29's host-time diagnostic.
 struct TableStaging {
   static constexpr int kSlots = 4;
   struct Slot {
     void* host = nullptr;
     std::size_t capacity = 0;
     cudaEvent_t copied = nullptr;  // recorded after the copy that last read `host`
+    std::uint64_t copy = 0;        // that copy's number (1, 2, ...; 0: none yet)
   };
   Slot slots[kSlots];
-  unsigned next = 0;
+  std::uint64_t copies = 0;  // copies queued so far
+  std::uint64_t done = 0;    // every copy up to this number has run
   std::mutex mutex;
+};
+
+//! The next staging buffer of a TableStaging, held (with the staging's lock) from
+//! acquire_staging until copy_from_staging queues its copy, or until it is dropped (a failed
+//! call: nothing queued, the buffer is used by the next call).
+struct StagingLease {
+  std::unique_lock<std::mutex> lock;
+  TableStaging::Slot* slot = nullptr;
+  void* host() const { return slot->host; }
 };
 
 //! Layout: header (kHeaderBytes) | group counters (kGroupCounterBytes) | partials. The header
@@ -77,12 +93,15 @@ struct WorkspaceView {
 //! first call on a (device, stream) a thread finds it without taking a lock.
 WorkspaceView workspace_for(cudaStream_t stream, bool capturing, int device);
 
-//! Copies `bytes` bytes to device memory d_dst on `stream` through the next staging buffer:
-//! waits for that buffer's previous copy (nearly always long done), lets fill(host) write the
-//! bytes there, queues the copy and records its event. Allocates pinned memory only when the
-//! buffer is smaller than `bytes`.
-void stage_to_device(TableStaging& staging, void* d_dst, std::size_t bytes,
-                     const std::function<void(void*)>& fill, cudaStream_t stream);
+//! The next staging buffer of `staging`, at least `bytes` long and free to write: its previous
+//! copy has run (known from `done`, else from the newest copy's event, else waited for).
+//! Allocates pinned memory only when the buffer is smaller than `bytes`.
+StagingLease acquire_staging(TableStaging& staging, std::size_t bytes);
+
+//! Queues the copy of the lease's first `bytes` bytes to device memory d_dst on `stream` (the
+//! staging's workspace's stream), records its event and releases the lease.
+void copy_from_staging(TableStaging& staging, StagingLease& lease, void* d_dst, std::size_t bytes,
+                       cudaStream_t stream);
 
 
 }  // namespace reducelab::detail
