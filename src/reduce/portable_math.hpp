@@ -2,16 +2,21 @@
 // exp, log and the four operations for the gpu_to_gpu mode (issue 14): the same bits on every GPU
 // and on the CPU. The GPU's expf/logf/__expf go through the MUFU unit (approximations that may
 // change between architectures) and libm's differ between C libraries, so logsumexp's terms and
-// its final log are computed here from IEEE round-to-nearest +, -, x and / alone, with the same
-// constants and the same order on both sides:
-// - on the GPU (__CUDA_ARCH__) every operation is an _rn intrinsic, which the compiler never
-//   contracts into a fused multiply-add;
-// - on the CPU the plain operators, in a file compiled with -ffp-contract=off (src/CMakeLists.txt
-//   sets it for every file that includes this one), in float or double (SSE / NEON, never x87).
+// its final log are computed here from IEEE round-to-nearest +, -, x, / and the fused
+// multiply-add (IEEE 754-2008's fusedMultiplyAdd: one rounding of a x b + c, the same bits in
+// every correct implementation), with the same constants and the same order on both sides:
+// - on the GPU (__CUDA_ARCH__) every operation is an _rn intrinsic (__fmaf_rn, __fma_rn for the
+//   fused ones), which the compiler never contracts or splits;
+// - on the CPU the plain operators and std::fma, in a file compiled with -ffp-contract=off
+//   (src/CMakeLists.txt sets it for every file that includes this one), in float or double (SSE
+//   / NEON, never x87). std::fma is correctly rounded by the C++ standard (C's fma), with or
+//   without the hardware instruction.
 // Subnormals are kept (no flush to zero) on both sides. Conversions and comparisons are exact.
 //
 // Accuracy (tests/test_reproducible.cpp checks it against long double over the whole range):
-// exp within 2 ulp of the exact value, log within 2 ulp, for float and double.
+// exp within 1.1 ulp of the exact value (the worst of 2 x 10^7 random arguments: 1.06 ulp in
+// float, 0.98 in double; docs/results/h200-reproducible.md, session 30), log within 1 ulp, for
+// float and double.
 
 #include <cmath>
 #include <cstdint>
@@ -81,6 +86,21 @@ REDUCELAB_HD double div(double a, double b) {
   return a / b;
 #endif
 }
+//! a x b + c rounded once (IEEE fusedMultiplyAdd).
+REDUCELAB_HD float fma_rn(float a, float b, float c) {
+#if defined(__CUDA_ARCH__)
+  return __fmaf_rn(a, b, c);
+#else
+  return std::fma(a, b, c);
+#endif
+}
+REDUCELAB_HD double fma_rn(double a, double b, double c) {
+#if defined(__CUDA_ARCH__)
+  return __fma_rn(a, b, c);
+#else
+  return std::fma(a, b, c);
+#endif
+}
 //! The correctly rounded square root (IEEE requires it; the GPU's sqrtf may not be, __fsqrt_rn is).
 REDUCELAB_HD float sqrt_rn(float a) {
 #if defined(__CUDA_ARCH__)
@@ -94,6 +114,22 @@ REDUCELAB_HD double sqrt_rn(double a) {
   return __dsqrt_rn(a);
 #else
   return std::sqrt(a);
+#endif
+}
+
+//! |a| (exact; the sign bit cleared).
+REDUCELAB_HD float magnitude(float a) {
+#if defined(__CUDA_ARCH__)
+  return fabsf(a);
+#else
+  return std::fabs(a);
+#endif
+}
+REDUCELAB_HD double magnitude(double a) {
+#if defined(__CUDA_ARCH__)
+  return fabs(a);
+#else
+  return std::fabs(a);
 #endif
 }
 
@@ -112,6 +148,7 @@ struct Constants<float> {
   static constexpr float kShifter = 12582912.0f;  // 1.5 x 2^23: adding it rounds to an integer
   static constexpr float kExpMax = 88.72283905206835f;    // above: exp overflows
   static constexpr float kExpMin = -103.97208f;           // below: exp is 0 (under 2^-150)
+  static constexpr float kExpFast = 86.5f;  // |x| <= it: k in [-125, 127], exp(x) normal
   static constexpr float kSqrtHalf = 0.70710678118654752f;
   static constexpr float kSubnormalScale = 16777216.0f;   // 2^24
   static constexpr int kSubnormalShift = 24;
@@ -127,6 +164,7 @@ struct Constants<double> {
   static constexpr double kShifter = 6755399441055744.0;  // 1.5 x 2^52
   static constexpr double kExpMax = 709.782712893383973096;
   static constexpr double kExpMin = -745.1332191019412;   // below: exp is 0 (under 2^-1075)
+  static constexpr double kExpFast = 708.0;  // |x| <= it: k in [-1021, 1022], exp(x) normal
   static constexpr double kSqrtHalf = 0.70710678118654752440;
   static constexpr double kSubnormalScale = 18014398509481984.0;  // 2^54
   static constexpr int kSubnormalShift = 54;
@@ -161,18 +199,25 @@ REDUCELAB_HD A pow2(int e) {
   return from_bits<A>(static_cast<typename C::Bits>(e + C::kBias) << C::kMantissa);
 }
 
-//! exp(r) - 1 for |r| <= ln 2 / 2 + a little: Taylor's polynomial in Horner's order, r +
-//! r^2 (1/2 + r (1/6 + ...)), truncated where the next term is under u / 8 (degree 7 for float,
-//! 13 for double). The coefficients are decimal literals, which both compilers round correctly.
+//! exp(r) - 1 for |r| <= ln 2 / 2 + a little: Taylor's polynomial, r + r^2 (1/2 + r (1/6 +
+//! ...)) with the bracket in Horner's order (fused multiply-adds for float), truncated where the
+//! next term is under u / 8 (degree 7 for float, 13 for double). The coefficients are decimal
+//! literals, which both compilers round correctly.
 REDUCELAB_HD float expm1_reduced(float r) {
   float p = 1.98412698412698413e-04f;                 // 1/5040
-  p = add(1.38888888888888889e-03f, mul(r, p));       // 1/720
-  p = add(8.33333333333333333e-03f, mul(r, p));       // 1/120
-  p = add(4.16666666666666667e-02f, mul(r, p));       // 1/24
-  p = add(1.66666666666666667e-01f, mul(r, p));       // 1/6
-  p = add(0.5f, mul(r, p));
-  return add(r, mul(mul(r, r), p));
+  p = fma_rn(r, p, 1.38888888888888889e-03f);         // 1/720
+  p = fma_rn(r, p, 8.33333333333333333e-03f);         // 1/120
+  p = fma_rn(r, p, 4.16666666666666667e-02f);         // 1/24
+  p = fma_rn(r, p, 1.66666666666666667e-01f);         // 1/6
+  p = fma_rn(r, p, 0.5f);
+  return fma_rn(mul(r, r), p, r);
 }
+// Double keeps separate multiplications and additions: with fused ones the compiler moved each
+// 64-bit coefficient into a register pair per element (DFMA takes no 64-bit immediate) and the
+// fixed-order kernel, capped at 40 registers, spilled. Measured on the H200 (session 30), f64
+// logsumexp at 2^27 in the gpu_to_gpu mode: 863 us before, 1,135 with a fused polynomial, 742
+// with this one (and the fused reduction and bit scaling of exp_rn); float's fused polynomial
+// took f32 from 389 to 272 us.
 REDUCELAB_HD double expm1_reduced(double r) {
   double p = 1.60590438368216146e-10;                 // 1/13!
   p = add(2.08767569878680990e-09, mul(r, p));        // 1/12!
@@ -190,20 +235,30 @@ REDUCELAB_HD double expm1_reduced(double r) {
 }
 
 //! exp(x), the same bits on every GPU and on the CPU. x = k ln 2 + r with k = round(x / ln 2)
-//! and |r| <= ln 2 / 2 (Cody-Waite, two constants); exp(r) = 1 + expm1_reduced(r); the scaling by
-//! 2^k is exact, or one rounding where the result is subnormal (the scale is split in two so that
-//! the first product stays normal). exp(-inf) = 0, exp(inf) = inf, exp(NaN) = NaN, exp(0) = 1.
+//! (the shifter: t = x / ln 2 + 1.5 x 2^p rounded once, whose last bits are k) and |r| <= ln 2 / 2
+//! + a little (Cody-Waite, two constants: x - k ln2_hi is exact, - k ln2_lo one rounding);
+//! exp(r) = 1 + expm1_reduced(r); then the scaling by 2^k. Where |x| <= kExpFast the result is
+//! normal and the scaling is an addition of k to the exponent's bits (exact: the bits of e x 2^k);
+//! elsewhere exp(-inf) = 0, exp(inf) = inf, exp(NaN) = NaN, overflow gives inf, and a subnormal
+//! result is one rounding (the scale split in two so that the first product stays normal). About
+//! 16 operations where |x| <= kExpFast (the path logsumexp's terms take).
 template <class A>
 REDUCELAB_HD A exp_rn(A x) {
   using C = Constants<A>;
+  using Bits = typename C::Bits;
+  const A t = fma_rn(x, C::kInvLn2, C::kShifter);
+  const A kd = sub(t, C::kShifter);  // k, exact for |k| < 2^22
+  const A r = fma_rn(kd, -C::kLn2Lo, fma_rn(kd, -C::kLn2Hi, x));
+  const A e = add(A(1), expm1_reduced(r));  // in [0.7, 1.42]
+  if (magnitude(x) <= C::kExpFast) {  // false for NaN
+    // t = 1.5 x 2^p + k in the binade of unit ulp: its bits minus the shifter's are k.
+    const Bits k = bits_of(t) - bits_of(C::kShifter);  // modulo 2^bits, as the addition below
+    return from_bits<A>(bits_of(e) + (k << C::kMantissa));
+  }
   if (!(x == x)) return x;
   if (x > C::kExpMax) return infinity<A>();
   if (x < C::kExpMin) return A(0);
-  // k = round(x / ln 2), by the shifter (round to nearest even, exact for |k| < 2^22).
-  const A kd = sub(add(mul(x, C::kInvLn2), C::kShifter), C::kShifter);
   const int k = static_cast<int>(kd);
-  const A r = sub(sub(x, mul(kd, C::kLn2Hi)), mul(kd, C::kLn2Lo));
-  const A e = add(A(1), expm1_reduced(r));  // in [0.7, 1.42]
   if (k >= 1 - C::kBias) {
     if (k < C::kBias) return mul(e, pow2<A>(k));
     return mul(mul(e, pow2<A>(k - 1)), A(2));  // k = kBias: 2^kBias is not a number
