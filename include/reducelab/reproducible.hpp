@@ -20,16 +20,21 @@
 //! only), then complete binary trees of adjacent pairs over the lanes of a tile and over the
 //! tiles. Every operation is one IEEE round-to-nearest addition or multiplication in sum_t<T>
 //! (f32 for f16 and bf16), never a fused multiply-add, and subnormals are kept.
-//! - The statistics are each the fixed-order sum above of a term f(x_i), with scalar work before
-//!   and after it, every step an IEEE round-to-nearest operation (src/reduce/reproducible_stats.hpp):
+//! - The statistics but logsumexp are each the fixed-order sum above of a term f(x_i), with
+//!   scalar work before and after it, every step an IEEE round-to-nearest operation
+//!   (src/reduce/reproducible_stats.hpp):
 //!   norm ord 1: f = |x|; norm ord 2: f = x x (in double for f32 and bf16, whose squares are exact
 //!   there and never overflow; for f64 f = (s x)^2 with s a power of two chosen from max |x|, so
 //!   no square overflows or underflows), then the correctly rounded square root; var, std,
 //!   var_mean, std_mean: two passes, m = the gpu_to_gpu mean (the same bits as Op::mean), then
 //!   f = (x - m)^2, divided by max(0, n - correction) rounded to the accumulator, std its correctly
-//!   rounded square root, the mean of the pair m; logsumexp: M = max x_i (order-free), f =
-//!   exp(x - M), then M + log(sum), with an exp and a log built from IEEE +, -, x, / and the
-//!   fused multiply-add (one rounding; the GPU's expf/logf and the C library's differ between
+//!   rounded square root, the mean of the pair m. logsumexp is one pass in the same lanes and
+//!   tiles: each tile keeps a running max over batches of 4 steps (4 P elements), multiplies its
+//!   lane sums by exp(old - new) where a batch raises it, and adds exp(x - max) of each element
+//!   to its lane; a tile's pair (max, tree of its lane sums) merges with the others in the tiles'
+//!   tree (the larger max keeps its sum, the other is scaled by exp(-|difference|)); the result
+//!   is max + log(sum). The exp and the log are built from IEEE +, -, x, / and the fused
+//!   multiply-add (one rounding; the GPU's expf/logf and the C library's differ between
 //!   machines): exp within 1.1 ulp, log within 1 ulp (src/reduce/portable_math.hpp).
 //! - Special values as the default mode: var and std of n <= correction elements are NaN (m2 = 0)
 //!   or inf; a NaN element gives NaN; var of data with an infinity is NaN (x - inf); logsumexp is
@@ -94,21 +99,25 @@
 //!   of the mean enters squared: the result is accurate to about (d + 5) u relative for any mean,
 //!   however large against the spread (where a one-pass sum of squares would lose everything).
 //!   std: half var's relative error plus u.
-//! - logsumexp: |r - exact| <= g_d + (3 + ln n) u + 2 u ln(sum) + u |r| (absolute, first order):
-//!   the rounding of x_i - M moves each term by u |x_i - M| relative (their weighted mean is at
-//!   most ln n), exp adds 2 u relative, the sum g_d, log 2 u |ln(sum)|, the final addition u |r|.
+//! - logsumexp: |r - exact| <= g_{5d} + u ln n + 2 u ln(sum) + u |r| (absolute, first order;
+//!   sum = the exact sum of exp(x_i - max)): each element's term has one exp (2.2 u relative: 1.1
+//!   ulp) and goes through at most d additions (u) and at most K/4 + log2(tiles) rescalings (an
+//!   exp and a product, 3.2 u), under 5 d u in all; the roundings of x_i - m and of the
+//!   differences of the maxima add up to u (max - x_i) relative, whose weighted mean is at most
+//!   ln n; log adds 2 u |ln(sum)|, the final addition u |r|. The max is exact.
 //!
-//! Cost: sum, dot, mean, norm ord 1 and norm ord 2 of f32, f16 and bf16 read each input once, as
-//! the default mode. var, std, var_mean, std_mean, logsumexp and norm ord 2 of f64 read it twice
-//! (a first pass for the mean, the max or max |x|): twice the bytes, so about twice the default's
+//! Cost: sum, dot, mean, norm ord 1, norm ord 2 of f32, f16 and bf16, and logsumexp read each
+//! input once, as the default mode. var, std, var_mean, std_mean and norm ord 2 of f64 read it
+//! twice (a first pass for the mean or max |x|): twice the bytes, so about twice the default's
 //! time where it is memory-bound. Measured on the H200 (docs/results/h200-reproducible.md): sum
-//! f32 +4% at 2^30, +6% at 2^27, +11% at 2^24, at most +1 us up to 2^20; var about 2x, logsumexp
-//! 1.8-2.2x (two passes; f32 2.0-2.2x), the f32 2-norm (summed in double) 1.08-1.33x.
+//! f32 +4% at 2^30, +6% at 2^27, +11% at 2^24, at most +1 us up to 2^20; var about 2x, the f32
+//! 2-norm (summed in double) 1.08-1.33x; logsumexp (an exp per element, compute-bound) 1.20-1.41x
+//! for f32, 1.28-1.38x for f64, 1.95-2.15x for f16 at 2^24..2^30 (session 31).
 //! Along rows and over segments, against the default on the same shape (2^27 elements, 90a96fa):
 //! f32 sum -8..+10%, f32 dot -1..+8%, f64 dot -28..-1%, f64 sum +7..9% (rows of 256 and up) and
 //! +46..53% (rows of 8 and 32); ragged lists +0..+88% (segments that start anywhere in a 16-byte
-//! line read their edge tiles element by element); logsumexp along 1,024-wide rows 2.4x (f32),
-//! 2.7x (f16), 1.4x (f64).
+//! line read their edge tiles element by element); logsumexp along 1,024-wide rows 1.85x (f32),
+//! 1.95x (f16), 1.39x (f64), over heavy-tailed ragged f32 segments 4.2x (session 31).
 
 #include <cstddef>
 

@@ -7,7 +7,8 @@
 // - A warp reduces one tile at a time (tiles dealt round-robin over every warp of the grid): lane
 //   r loads the 16-byte vectors r, r + 32, ... of the tile's aligned span, so each of its kC
 //   accumulators is one lane of the order, summed sequentially; the head of a span that does not
-//   start on a 16-byte boundary is the previous tile's and is masked to -0 (the extra vector at
+//   start on a 16-byte boundary is the previous tile's and is masked to the identity, -0 for a sum
+//   (the extra vector at
 //   the end brings the lanes that were masked). Tiles whose span would read outside [0, n) (the
 //   first one of an offset pointer, the last one) take the same order with scalar loads.
 // - The warp moves the lanes to their places in index space (a rotation by the pointer's offset
@@ -34,11 +35,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <cuda/atomic>
+#include <type_traits>
 #include <utility>
 
 #include "device/vector_load.cuh"
 #include "reduce/grid_step.cuh"
 #include "reduce/reproducible_plan.hpp"
+#include "reduce/reproducible_stats.hpp"
 #include "reduce/traits.cuh"
 
 namespace reducelab::detail::repro {
@@ -55,6 +58,47 @@ __device__ __forceinline__ double divide(double a, double b) { return __ddiv_rn(
 __device__ __forceinline__ float canonical_nan(float) { return __int_as_float(0x7fffffff); }
 __device__ __forceinline__ double canonical_nan(double) {
   return __longlong_as_double(0x7fffffffffffffffLL);
+}
+
+// The accumulator A is a number (sum_t<T>, or double for the 2-norm), whose "addition" is add()
+// above and whose identity is -0, or logsumexp's pair (LseState, reproducible_stats.hpp), whose
+// addition is lse_merge and identity (-inf, +0). The kernels below use only add(), identity() and
+// the shuffles, so one order serves both.
+template <class A>
+__device__ __forceinline__ LseState<A> add(const LseState<A>& a, const LseState<A>& b) {
+  return lse_merge(a, b);
+}
+
+template <class A>
+struct is_lse_state : std::false_type {};
+template <class A>
+struct is_lse_state<LseState<A>> : std::true_type {};
+
+template <class A>
+__device__ __forceinline__ A identity() {
+  if constexpr (is_lse_state<A>::value) {
+    return lse_identity<typename A::value_type>();
+  } else {
+    return -A(0);  // adding -0 changes nothing
+  }
+}
+
+template <class A>
+__device__ __forceinline__ A shfl_xor(const A& v, int mask) {
+  if constexpr (is_lse_state<A>::value) {
+    return {__shfl_xor_sync(kFullMask, v.m, mask), __shfl_xor_sync(kFullMask, v.s, mask)};
+  } else {
+    return __shfl_xor_sync(kFullMask, v, mask);
+  }
+}
+
+template <class A>
+__device__ __forceinline__ A shfl(const A& v, unsigned source) {
+  if constexpr (is_lse_state<A>::value) {
+    return {__shfl_sync(kFullMask, v.m, source), __shfl_sync(kFullMask, v.s, source)};
+  } else {
+    return __shfl_sync(kFullMask, v, source);
+  }
 }
 
 template <class T>
@@ -83,7 +127,7 @@ __device__ __forceinline__ A term(T x, T y) {
 }
 
 // The term f(x, y) of the order as tile_partial takes it: term() above. The statistics
-// (reproducible_stats.cuh) pass their own (|x|, x x, (x - mean)^2, exp(x - max)) through the
+// (reproducible_stats.cuh) pass their own (|x|, x x, (x - mean)^2) through the
 // same loads and the same order.
 template <int kInputs>
 struct PlainTerm {
@@ -104,7 +148,7 @@ __device__ __forceinline__ void rotate_by(A (&acc)[kC], unsigned lane) {
     if (j + kO < kC) {
       out[j] = acc[j + kO];
     } else {
-      out[j] = __shfl_sync(kFullMask, acc[j + kO - kC], (lane + 1) & 31);
+      out[j] = shfl(acc[j + kO - kC], (lane + 1) & 31);
     }
   }
 #pragma unroll
@@ -134,7 +178,7 @@ __device__ __forceinline__ A thread_tree(A (&v)[kN]) {
 template <class A>
 __device__ __forceinline__ A warp_tree(A s) {
 #pragma unroll
-  for (int m = 1; m < 32; m *= 2) s = add(s, __shfl_xor_sync(kFullMask, s, m));
+  for (int m = 1; m < 32; m *= 2) s = add(s, shfl_xor(s, m));
   return s;
 }
 
@@ -143,10 +187,153 @@ __device__ __forceinline__ A tree(A (&v)[kN]) {
   return warp_tree(thread_tree(v));
 }
 
+// ---- logsumexp's tile (reproducible_stats.hpp: batches of 4 steps, a running max per tile) ------
+
+//! The max of v over the warp (IEEE maxNum), in every lane.
+template <class S>
+__device__ __forceinline__ S warp_max(S v) {
+#pragma unroll
+  for (int m = 1; m < 32; m *= 2) v = lse_max(v, __shfl_xor_sync(kFullMask, v, m));
+  return v;
+}
+
+//! Adds to s[j] the terms of the batch's values v[u][j] under the running max m, step by step,
+//! for u > 0 or j in [from, to) (the other elements of the first vector are another batch's). m
+//! is the same in every lane, so the branch is the warp's.
+template <int kB, int kC, class S>
+__device__ __forceinline__ void lse_add_terms(S (&s)[kC], const S (&v)[kB][kC], S m, int from,
+                                              int to) {
+  if (lse_finite(m)) {
+#pragma unroll
+    for (int u = 0; u < kB; ++u)
+#pragma unroll
+      for (int j = 0; j < kC; ++j)
+        if (u > 0 || (j >= from && j < to)) s[j] = add(s[j], lse_term(v[u][j], m));
+  } else {
+#pragma unroll
+    for (int u = 0; u < kB; ++u)
+#pragma unroll
+      for (int j = 0; j < kC; ++j)
+        if (u > 0 || (j >= from && j < to)) s[j] = add(s[j], lse_nan_term(v[u][j]));
+  }
+}
+
+//! The batch's new running max: where it grows, every lane sum is rescaled by exp(m - next).
+template <int kC, class S>
+__device__ __forceinline__ void lse_raise(S (&s)[kC], S& m, S batch_max) {
+  const S next = lse_max(m, batch_max);
+  if (next != m) {  // the same in every lane
+    const S scale = portable::exp_rn(portable::sub(m, next));
+#pragma unroll
+    for (int j = 0; j < kC; ++j) s[j] = mul(s[j], scale);
+    m = next;
+  }
+}
+
+//! Tile t's pair (its max, the tree of its lane sums), in every lane of the warp. The aligned
+//! span as tile_partial reads it, a batch (4 vectors per lane) at a time; with an offset o,
+//! lane 0's first o elements of a batch are the previous batch's (added under its max, before
+//! the rescaling), and lane 0 loads the next batch's first vector too, whose first o elements
+//! are this batch's (its max counts them; they are added with the next batch, or at the end).
+//! Tiles whose span leaves [0, n) take each batch element by element, lanes in index order.
+template <class T, class S>
+__device__ __forceinline__ LseState<S> lse_tile_partial(const ReproArgs<T>& a, std::uint64_t t,
+                                                        unsigned lane) {
+  constexpr int kC = 16 / static_cast<int>(sizeof(T));
+  constexpr int kBatch = static_cast<int>(kMinSteps);  // 4 steps: one vector each per lane
+  const std::uint64_t tile = a.steps * 32 * kC;
+  const std::uint64_t first = t * tile;
+  const unsigned o = a.offset;
+  S s[kC];
+#pragma unroll
+  for (int j = 0; j < kC; ++j) s[j] = -S(0);
+  S m = -portable::infinity<S>();
+  auto widened = [](const uint4& raw, S (&v)[kC]) {
+    const device::Vec16<T> vec = device::Vec16<T>::from(raw);
+#pragma unroll
+    for (int j = 0; j < kC; ++j) v[j] = widen<S>(vec.element[j]);
+  };
+
+  const bool interior = (o == 0 || t > 0) && first + tile + (o != 0 ? kC - o : 0) <= a.n;
+  if (interior) {
+    const T* xs = a.x + first - o;
+    S ahead[kC];  // lane 0: the first vector of the next batch (after the last: the extra one)
+    for (std::uint64_t k = 0; k < a.steps; k += kBatch) {
+      uint4 raw[kBatch];
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u)
+        raw[u] = device::load16<device::LoadHint::no_alloc>(xs + (lane + 32 * (k + u)) * kC);
+      uint4 raw_ahead{};
+      if (o != 0 && lane == 0)
+        raw_ahead = device::load16<device::LoadHint::no_alloc>(xs + 32 * (k + kBatch) * kC);
+      S v[kBatch][kC];
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) widened(raw[u], v[u]);
+      const int head = lane == 0 ? static_cast<int>(o) : 0;  // lane 0's previous-batch elements
+      S batch = -portable::infinity<S>();
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u)
+#pragma unroll
+        for (int j = 0; j < kC; ++j)
+          if (u > 0 || j >= head) batch = lse_max(batch, v[u][j]);
+      if (o != 0 && lane == 0) {
+        widened(raw_ahead, ahead);
+#pragma unroll
+        for (int j = 0; j < kC; ++j)
+          if (j < static_cast<int>(o)) batch = lse_max(batch, ahead[j]);
+      }
+      batch = warp_max(batch);
+      if (k > 0 && head > 0) {
+        // The previous batch's last elements, under its max.
+        const S(&first_vector)[1][kC] = reinterpret_cast<const S(&)[1][kC]>(v[0]);
+        lse_add_terms(s, first_vector, m, 0, head);
+      }
+      lse_raise(s, m, batch);
+      lse_add_terms(s, v, m, head, kC);
+    }
+    if (o != 0 && lane == 0) {
+      const S(&last)[1][kC] = reinterpret_cast<const S(&)[1][kC]>(ahead);
+      lse_add_terms(s, last, m, 0, static_cast<int>(o));
+    }
+    if (o != 0) rotate<kC>(s, o, lane, std::make_integer_sequence<int, kC - 1>{});
+  } else {
+    // Element by element: lane r's s[j] is lane r kC + j of the order (no rotation).
+    const std::uint64_t end = first + tile < a.n ? first + tile : a.n;
+    for (std::uint64_t k = 0; k < a.steps && first + k * 32 * kC < end; k += kBatch) {
+      S v[kBatch][kC];
+      bool in[kBatch][kC];
+      S batch = -portable::infinity<S>();
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+#pragma unroll
+        for (int j = 0; j < kC; ++j) {
+          const std::uint64_t i = first + (k + u) * 32 * kC + lane * kC + j;
+          in[u][j] = i < end;
+          v[u][j] = in[u][j] ? widen<S>(a.x[i]) : -portable::infinity<S>();
+          batch = lse_max(batch, v[u][j]);
+        }
+      }
+      batch = warp_max(batch);
+      lse_raise(s, m, batch);
+      const bool finite = lse_finite(m);
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u)
+#pragma unroll
+        for (int j = 0; j < kC; ++j)
+          if (in[u][j]) s[j] = add(s[j], finite ? lse_term(v[u][j], m) : lse_nan_term(v[u][j]));
+      // (-inf elements past the end count for nothing in the max; they add nothing.)
+    }
+  }
+  return {m, tree(s)};
+}
+
 // The partial of tile t, in every lane of the warp: the fixed-order sum of f.apply(x, y).
 template <class T, class A, int kInputs, bool kYVector, class Term = PlainTerm<kInputs>>
 __device__ __forceinline__ A tile_partial(const ReproArgs<T>& a, std::uint64_t t, unsigned lane,
                                           const Term& f = Term{}) {
+  if constexpr (is_lse_state<A>::value) {
+    return lse_tile_partial<T, typename A::value_type>(a, t, lane);
+  } else {
   constexpr int kC = 16 / static_cast<int>(sizeof(T));
   constexpr int kUnroll = 4;  // vectors in flight per thread and array, as the default kernel
   static_assert(kMinSteps % kUnroll == 0, "a tile is whole batches");
@@ -155,7 +342,7 @@ __device__ __forceinline__ A tile_partial(const ReproArgs<T>& a, std::uint64_t t
   const unsigned o = a.offset;
   A acc[kC];
 #pragma unroll
-  for (int j = 0; j < kC; ++j) acc[j] = -A(0);
+  for (int j = 0; j < kC; ++j) acc[j] = identity<A>();
 
   const bool interior = (o == 0 || t > 0) && first + tile + (o != 0 ? kC - o : 0) <= a.n;
   if (interior) {
@@ -175,7 +362,7 @@ __device__ __forceinline__ A tile_partial(const ReproArgs<T>& a, std::uint64_t t
 #pragma unroll
       for (int j = 0; j < kC; ++j) {
         const A value = f.template apply<A>(vx.element[j], vy.element[j]);
-        acc[j] = add(acc[j], j >= from ? value : -A(0));  // adding -0 changes nothing
+        acc[j] = add(acc[j], j >= from ? value : identity<A>());  // changes nothing
       }
     };
     for (std::uint64_t k = 0; k < a.steps; k += kUnroll) {
@@ -229,7 +416,7 @@ __device__ __forceinline__ A tile_partial(const ReproArgs<T>& a, std::uint64_t t
           const std::uint64_t i = shifted - o;
           value[u][j] = shifted >= first + o && shifted < end + o
                             ? f.template apply<A>(a.x[i], kInputs == 2 ? a.y[i] : T{})
-                            : -A(0);
+                            : identity<A>();
         }
       }
 #pragma unroll
@@ -241,11 +428,13 @@ __device__ __forceinline__ A tile_partial(const ReproArgs<T>& a, std::uint64_t t
   }
   if (o != 0) rotate<kC>(acc, o, lane, std::make_integer_sequence<int, kC - 1>{});
   return tree(acc);
+  }
 }
 
 // The fold of partials[0, count) (count <= 32 kPer) in the complete tree of adjacent pairs,
-// padded with -0: lane r takes kPer consecutive partials, loaded and added 8 at a time (the tree
-// of 8-leaf subtrees is the same tree) to keep the registers of the tile loop's. In every lane.
+// padded with the identity: lane r takes kPer consecutive partials, loaded and added 8 at a time
+// (the tree of 8-leaf subtrees is the same tree) to keep the registers of the tile loop's. In
+// every lane.
 template <int kPer, class A>
 __device__ __forceinline__ A fold(const A* partials, unsigned count, unsigned lane) {
   constexpr int kChunk = kPer < 8 ? kPer : 8;
@@ -256,7 +445,7 @@ __device__ __forceinline__ A fold(const A* partials, unsigned count, unsigned la
 #pragma unroll
     for (int j = 0; j < kChunk; ++j) {
       const unsigned index = lane * kPer + c * kChunk + j;
-      v[j] = index < count ? load_partial(partials + index) : -A(0);
+      v[j] = index < count ? load_partial(partials + index) : identity<A>();
     }
     part[c] = thread_tree(v);
   }
@@ -279,8 +468,8 @@ struct ResultEpilogue {
 };
 // The fold of one group's tile partials (count <= kGroupTiles) by a whole block: warp w folds the
 // aligned kGroupTiles / kWarps of them (a subtree of the group's tree), then warp 0 the kWarps
-// subtree results (padded with -0 to 32 lanes: the same tree). Valid in warp 0. Called by every
-// thread; `slots`: kWarps values of shared memory, free on entry and on exit.
+// subtree results (padded with the identity to 32 lanes: the same tree). Valid in warp 0. Called by
+// every thread; `slots`: kWarps values of shared memory, free on entry and on exit.
 template <int kBlock, class A>
 __device__ __forceinline__ A fold_group(const A* tiles, unsigned count, A* slots, unsigned warp,
                                         unsigned lane) {
@@ -292,8 +481,8 @@ __device__ __forceinline__ A fold_group(const A* tiles, unsigned count, A* slots
   const A part = fold<kSpan / 32>(tiles + begin, mine, lane);
   if (lane == 0) slots[warp] = part;
   __syncthreads();
-  A total = -A(0);
-  if (warp == 0) total = warp_tree(lane < kWarps ? slots[lane] : -A(0));
+  A total = identity<A>();
+  if (warp == 0) total = warp_tree(lane < kWarps ? slots[lane] : identity<A>());
   __syncthreads();  // slots free again
   return total;
 }
@@ -309,10 +498,18 @@ __device__ __forceinline__ A fold_group(const A* tiles, unsigned count, A* slots
 //
 // The kernel sums term(x) (or term(x, y)) into accumulators of A and hands the total to
 // `epilogue`: PlainTerm and ResultEpilogue for sum, dot and mean, the statistics' own terms (|x|,
-// x x, (x - mean)^2, exp(x - max)) and epilogues for the rest (reproducible_stats.cuh). The term
-// binds once per thread (it may read a first pass's scalar).
+// x x, (x - mean)^2) and epilogues for the rest (reproducible_stats.cuh); for logsumexp A is the
+// pair LseState and tile_partial is lse_tile_partial. The term binds once per thread (it may read
+// a first pass's scalar).
+//! Blocks of kBlock threads per SM the kernel is built for: 1,536 threads (40 registers), or
+//! 1,024 (64) for logsumexp's batches, whose values, sums and exp need more.
+template <class A>
+constexpr int min_blocks(int block) {
+  return (is_lse_state<A>::value ? 1024 : 1536) / block;
+}
+
 template <class T, class A, int kInputs, int kBlock, bool kYVector, class Term, class Epilogue>
-__global__ void __launch_bounds__(kBlock, 1536 / kBlock)
+__global__ void __launch_bounds__(kBlock, min_blocks<A>(kBlock))
     reproducible_kernel(ReproArgs<T> a, Term term, Epilogue epilogue) {
   const Term f = term.bind();
   constexpr unsigned kWarps = kBlock / 32;

@@ -37,7 +37,7 @@ void launch_reproducible(const Reduction& r, const T* x, const T* y, std::size_t
 
 //! Launches the fixed-order statistic r (is_reproducible_statistic) of x[0, n) of floating T,
 //! n >= 1: a first pass for the scalar it needs where it needs one, then the fixed-order sum of
-//! its term (reproducible_stats.hpp). Honours the test hook below.
+//! its term, or logsumexp's one pass (reproducible_stats.hpp). Honours the test hook below.
 template <class T>
 void launch_reproducible_stats(const Reduction& r, const T* x, std::size_t n, void* d_out,
                                const WorkspaceView& workspace, cudaStream_t stream);

@@ -4,6 +4,7 @@
 // round the dot's products differently from the GPU's __fmul_rn. x86-64 and AArch64 compute float
 // and double in their own precision (SSE / NEON, never the x87's 80 bits).
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -55,17 +56,34 @@ A canonical(A v) {
   return v;
 }
 
-// The complete tree of adjacent pairs over v, padded with -0 to a power of two.
-template <class A>
-A pairwise(std::vector<A>& v) {
+// The trees' "addition": IEEE addition, or lse_merge for logsumexp's tile pairs.
+struct Plus {
+  template <class A>
+  A operator()(A a, A b) const { return a + b; }
+  template <class A>
+  static A identity() { return -A(0); }
+};
+struct LseMerge {
+  template <class A>
+  detail::repro::LseState<A> operator()(const detail::repro::LseState<A>& a,
+                                        const detail::repro::LseState<A>& b) const {
+    return detail::repro::lse_merge(a, b);
+  }
+  template <class S>
+  static S identity() { return detail::repro::lse_identity<typename S::value_type>(); }
+};
+
+// The complete tree of adjacent pairs over v, padded with the identity to a power of two.
+template <class A, class Merge = Plus>
+A pairwise(std::vector<A>& v, Merge merge = {}) {
   std::size_t size = 1;
   while (size < v.size()) size *= 2;
-  v.resize(size, -A(0));
+  v.resize(size, Merge::template identity<A>());
   for (; size > 1; size /= 2) {
     for (std::size_t j = 0; j < size / 2; ++j) {
       const A left = v[2 * j];
       const A right = v[2 * j + 1];
-      v[j] = left + right;
+      v[j] = merge(left, right);
     }
   }
   return v[0];
@@ -92,6 +110,44 @@ A fixed_order_sum_of(std::size_t element_size, std::size_t n, F&& f) {
   return pairwise(tiles);
 }
 
+// logsumexp's order (reproducible_stats.hpp): per tile a running max over batches of 4 steps,
+// the lanes' sums rescaled where it grows, the tile's pair (max, tree of the lanes), the tiles'
+// pairs merged in the tree. n >= 1.
+template <class T, class A>
+detail::repro::LseState<A> logsumexp_order(const T* x, std::size_t n) {
+  namespace repro = detail::repro;
+  constexpr std::size_t kBatch = repro::kMinSteps;
+  const Plan plan = plan_for(sizeof(T), n);
+  std::vector<repro::LseState<A>> tiles(plan.tiles);
+  std::vector<A> lanes(plan.lanes);
+  for (std::size_t t = 0; t < plan.tiles; ++t) {
+    lanes.assign(plan.lanes, -A(0));
+    A m = -std::numeric_limits<A>::infinity();
+    const std::size_t first = t * plan.tile;
+    for (std::size_t b = 0; b < plan.steps / kBatch; ++b) {
+      const std::size_t lo = first + b * kBatch * plan.lanes;
+      if (lo >= n) break;
+      const std::size_t hi = std::min(lo + kBatch * plan.lanes, n);
+      A batch = -std::numeric_limits<A>::infinity();
+      for (std::size_t i = lo; i < hi; ++i) batch = repro::lse_max(batch, widen<A>(x[i]));
+      const A next = repro::lse_max(m, batch);
+      if (next != m) {
+        const A scale = detail::portable::exp_rn(m - next);
+        for (A& lane : lanes) lane = lane * scale;
+        m = next;
+      }
+      const bool finite = repro::lse_finite(m);
+      for (std::size_t i = lo; i < hi; ++i) {
+        const A v = widen<A>(x[i]);
+        A& lane = lanes[(i - first) % plan.lanes];
+        lane = lane + (finite ? repro::lse_term(v, m) : repro::lse_nan_term(v));
+      }
+    }
+    tiles[t] = {m, pairwise(lanes)};
+  }
+  return pairwise(tiles, LseMerge{});
+}
+
 template <class T, class A>
 A fixed_order_sum(const T* x, const T* y, std::size_t n) {
   return fixed_order_sum_of<A>(sizeof(T), n, [&](std::size_t i) {
@@ -104,7 +160,8 @@ A fixed_order_sum(const T* x, const T* y, std::size_t n) {
   });
 }
 
-// The largest element, NaN if any is NaN (the default kernel's max, order-free), widened.
+// The largest element (or |element|), NaN if any is NaN (the default kernel's, order-free),
+// widened.
 template <class T, class A>
 A max_of(const T* x, std::size_t n, bool absolute) {
   A m = -std::numeric_limits<A>::infinity();
@@ -166,11 +223,7 @@ void compute_statistic(const Reduction& r, const T* x, std::size_t n, void* h_ou
       return;
     }
     case Op::logsumexp: {
-      const A max = max_of<T, A>(x, n, false);
-      const A s = fixed_order_sum_of<A>(sizeof(T), n, [&](std::size_t i) {
-        return portable::exp_rn(widen<A>(x[i]) - max);
-      });
-      const A out = canonical(repro::finish_logsumexp(max, s));
+      const A out = repro::finish_logsumexp(logsumexp_order<T, A>(x, n));  // NaN: canonical
       std::memcpy(h_out, &out, sizeof(out));
       return;
     }

@@ -41,6 +41,10 @@ struct KernelTag {};
 template <class T, class A, int kInputs, int kBlock, bool kYVector, class Term, class Epilogue>
 void launch_block(ReproArgs<T> args, const Term& term, const Epilogue& epilogue,
                   const WorkspaceView& ws, cudaStream_t stream) {
+  // The partials region holds kAxisPartialBytes (workspace.hpp): logsumexp's f64 pairs take 16
+  // bytes a tile.
+  static_assert((kMaxTiles + kMaxGroups) * sizeof(A) <= kAxisPartialBytes,
+                "the tile and group partials of A fit the workspace");
   auto kernel = reproducible_kernel<T, A, kInputs, kBlock, kYVector, Term, Epilogue>;
   using Tag = KernelTag<T, A, kInputs, kBlock, kYVector, Term, Epilogue>;
   constexpr unsigned kWarps = kBlock / 32;

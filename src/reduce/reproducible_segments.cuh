@@ -31,8 +31,9 @@
 // the workspace, segment_long_kernel then reads nothing, and segment_fold_kernel gives each long
 // segment to one warp, whole.
 //
-// The term f(x) (sum, dot, |x|, x x, (x - mean)^2, exp(x - max)) binds per segment (at(s)), the
-// epilogue writes segment s's result from its total (reproducible_stats.cuh has the terms).
+// The term f(x) (sum, dot, |x|, x x, (x - mean)^2, logsumexp's pair (x, 1)) binds per segment
+// (at(s)), the epilogue writes segment s's result from its total (reproducible_stats.cuh has the
+// terms).
 
 #include <cstddef>
 #include <cstdint>
@@ -80,7 +81,7 @@ struct TreeStack {
     ++count;
   }
   __device__ __forceinline__ A total() const {
-    A r = -A(0);
+    A r = identity<A>();
     bool have = false;
     for (int l = 0; l < kLevels; ++l) {
       if ((count >> l) & 1) {
@@ -204,11 +205,44 @@ __device__ __forceinline__ bool is_long(std::uint64_t length, std::uint64_t tile
   return tiles > kWarpTiles && length > window;
 }
 
-//! The terms f of elements [first, first + kC) of a segment of `length` elements at xs (and ys),
-//! -0 past its end: one 16-byte load per array when the segment starts on a 16-byte boundary
-//! (`aligned`, for both arrays) and the kC elements are all inside, else element by element.
+//! What the segment kernels hold per element before they sum: the term f(x) in A, or, for
+//! logsumexp, the element widened (its batch's max comes first). An absent element (past the
+//! segment's end, or the padding of a short segment) is the sum's identity -0, or -inf for
+//! logsumexp: its term exp(-inf - max) is +0, which can change only the sign of a lane's zero sum,
+//! and that never reaches the result (the segment's sum is at least 1, its max's own term, when
+//! the max is finite; the max alone gives the result when it is not). So the bits are those of
+//! the order, where an absent element is no element.
+template <class A>
+struct ValueOf { using type = A; };
+template <class S>
+struct ValueOf<LseState<S>> { using type = S; };
+template <class A>
+using value_t = typename ValueOf<A>::type;
+
+template <class A, class T, class F>
+__device__ __forceinline__ value_t<A> element_value(const F& f, T x, T y) {
+  if constexpr (is_lse_state<A>::value) {
+    return widen<value_t<A>>(x);
+  } else {
+    return f.template apply<A>(x, y);
+  }
+}
+
+template <class A>
+__device__ __forceinline__ value_t<A> absent_value() {
+  if constexpr (is_lse_state<A>::value) {
+    return -portable::infinity<value_t<A>>();
+  } else {
+    return identity<A>();
+  }
+}
+
+//! The values (element_value) of elements [first, first + kC) of a segment of `length` elements
+//! at xs (and ys), absent_value past its end: one 16-byte load per array when the segment starts
+//! on a 16-byte boundary (`aligned`, for both arrays) and the kC elements are all inside, else
+//! element by element.
 template <class T, class A, int kInputs, int kC, class F>
-__device__ __forceinline__ void load_terms(A (&v)[kC], const T* xs, const T* ys,
+__device__ __forceinline__ void load_terms(value_t<A> (&v)[kC], const T* xs, const T* ys,
                                            std::uint64_t first, std::uint64_t length, bool aligned,
                                            const F& f) {
   if (aligned && first + kC <= length) {
@@ -218,12 +252,13 @@ __device__ __forceinline__ void load_terms(A (&v)[kC], const T* xs, const T* ys,
     if constexpr (kInputs == 2)
       vy = device::Vec16<T>::from(device::load16<device::LoadHint::no_alloc>(ys + first));
 #pragma unroll
-    for (int j = 0; j < kC; ++j) v[j] = f.template apply<A>(vx.element[j], vy.element[j]);
+    for (int j = 0; j < kC; ++j) v[j] = element_value<A>(f, vx.element[j], vy.element[j]);
   } else {
 #pragma unroll
     for (int j = 0; j < kC; ++j) {
       const std::uint64_t i = first + j;
-      v[j] = i < length ? f.template apply<A>(xs[i], kInputs == 2 ? ys[i] : T{}) : -A(0);
+      v[j] = i < length ? element_value<A>(f, xs[i], kInputs == 2 ? ys[i] : T{})
+                        : absent_value<A>();
     }
   }
 }
@@ -232,8 +267,49 @@ __device__ __forceinline__ void load_terms(A (&v)[kC], const T* xs, const T* ys,
 //! complete tree of adjacent pairs, in every lane of the team. Every lane of the warp calls it.
 template <class A>
 __device__ __forceinline__ A team_tree(A s, unsigned team) {
-  for (unsigned m = 1; m < team; m *= 2) s = add(s, __shfl_xor_sync(kFullMask, s, m));
+  for (unsigned m = 1; m < team; m *= 2) s = add(s, shfl_xor(s, static_cast<int>(m)));
   return s;
+}
+
+//! logsumexp's pair of a segment that is one batch (reproducible_stats.hpp): v[u][j] is the
+//! element of step u of lane j of the thread's part of the order (absent_value where there is
+//! none); `team` lanes share the segment. The max over the team, then each lane's sum of the terms
+//! step by step, the thread's tree and the team's: (max, sum), in every lane of the team.
+template <int kB, int kC, class S>
+__device__ __forceinline__ LseState<S> lse_batch_partial(const S (&v)[kB][kC], unsigned team) {
+  S batch = -portable::infinity<S>();
+#pragma unroll
+  for (int u = 0; u < kB; ++u)
+#pragma unroll
+    for (int j = 0; j < kC; ++j) batch = lse_max(batch, v[u][j]);
+  for (unsigned m = 1; m < team; m *= 2)
+    batch = lse_max(batch, __shfl_xor_sync(kFullMask, batch, static_cast<int>(m)));
+  S s[kC];
+#pragma unroll
+  for (int j = 0; j < kC; ++j) s[j] = -S(0);
+  if (lse_finite(batch)) {
+#pragma unroll
+    for (int j = 0; j < kC; ++j)
+#pragma unroll
+      for (int u = 0; u < kB; ++u) s[j] = add(s[j], lse_term(v[u][j], batch));
+  } else {
+#pragma unroll
+    for (int j = 0; j < kC; ++j)
+#pragma unroll
+      for (int u = 0; u < kB; ++u) s[j] = add(s[j], lse_nan_term(v[u][j]));
+  }
+  return {batch, team_tree(thread_tree(s), team)};
+}
+
+//! The partial of a segment held in v (one value per lane of the order in the thread; `team`
+//! lanes share it): the tree of the terms, or logsumexp's batch.
+template <class A, int kN>
+__device__ __forceinline__ A row_partial(value_t<A> (&v)[kN], unsigned team) {
+  if constexpr (is_lse_state<A>::value) {
+    return lse_batch_partial(reinterpret_cast<const value_t<A>(&)[1][kN]>(v), team);
+  } else {
+    return team_tree(thread_tree(v), team);
+  }
 }
 
 //! A segment of at most one tile at K = 4 (length <= E = 4 P) read by a team of `team` lanes
@@ -245,24 +321,28 @@ __device__ __forceinline__ A team_partial(const T* xs, const T* ys, std::uint64_
                                           unsigned rank, unsigned team, bool aligned, const F& f) {
   constexpr int kC = 16 / static_cast<int>(sizeof(T));
   constexpr std::uint64_t kP = 32 * kC;
-  A v[kMinSteps][kC];
+  value_t<A> v[kMinSteps][kC];
 #pragma unroll
   for (int k = 0; k < static_cast<int>(kMinSteps); ++k) {
     if (k == 0 || k * kP < length) {
       load_terms<T, A, kInputs>(v[k], xs, ys, k * kP + rank * kC, length, aligned, f);
     } else {
 #pragma unroll
-      for (int j = 0; j < kC; ++j) v[k][j] = -A(0);
+      for (int j = 0; j < kC; ++j) v[k][j] = absent_value<A>();
     }
   }
-  A acc[kC];
+  if constexpr (is_lse_state<A>::value) {
+    return lse_batch_partial(v, team);  // one batch
+  } else {
+    A acc[kC];
 #pragma unroll
-  for (int j = 0; j < kC; ++j) {
-    acc[j] = v[0][j];  // -0 + v = v
+    for (int j = 0; j < kC; ++j) {
+      acc[j] = v[0][j];  // -0 + v = v
 #pragma unroll
-    for (int k = 1; k < static_cast<int>(kMinSteps); ++k) acc[j] = add(acc[j], v[k][j]);
+      for (int k = 1; k < static_cast<int>(kMinSteps); ++k) acc[j] = add(acc[j], v[k][j]);
+    }
+    return team_tree(thread_tree(acc), team);
   }
-  return team_tree(thread_tree(acc), team);
 }
 
 //! Whether a segment starting at element `begin` of x (and y) lies on a 16-byte boundary in both.
@@ -284,14 +364,14 @@ template <class T, class A, int kInputs, bool kYVector, class F>
 __device__ __forceinline__ A tiles_partial(const ReproArgs<T>& r, std::uint64_t first,
                                            std::uint64_t end, unsigned lane, const F& f) {
   TreeStack<A> stack;
-  A mine = -A(0);
+  A mine = identity<A>();
   for (std::uint64_t t = first; t < end; ++t) {
     const A partial = tile_partial<T, A, kInputs, kYVector>(r, t, lane, f);
     const unsigned slot = static_cast<unsigned>((t - first) & 31);
     if (lane == slot) mine = partial;
     if (slot == 31) {
       stack.push(warp_tree(mine));
-      mine = -A(0);
+      mine = identity<A>();
     }
   }
   if (((end - first) & 31) != 0) stack.push(warp_tree(mine));
@@ -338,7 +418,7 @@ __global__ void __launch_bounds__(kSegmentBlock)
       constexpr int kRowBatch = 4;
       for (std::uint64_t group = warp * kRowBatch; group * per_warp < list.count;
            group += warps * kRowBatch) {
-        A v[kRowBatch][kC];
+        value_t<A> v[kRowBatch][kC];
 #pragma unroll
         for (int u = 0; u < kRowBatch; ++u) {
           const std::uint64_t s = (group + u) * per_warp + (lane >> a.team_log2);
@@ -351,7 +431,7 @@ __global__ void __launch_bounds__(kSegmentBlock)
 #pragma unroll
         for (int u = 0; u < kRowBatch; ++u) {
           const std::uint64_t s = (group + u) * per_warp + (lane >> a.team_log2);
-          const A partial = team_tree(thread_tree(v[u]), team);
+          const A partial = row_partial<A>(v[u], team);
           if (s < list.count && rank == 0) epilogue(s, list.size, partial);
         }
       }
@@ -413,13 +493,13 @@ __global__ void __launch_bounds__(kSegmentBlock)
       const auto f = term.at(s);
       const T* xs = a.x + range.begin;
       const T* ys = a.y != nullptr ? a.y + range.begin : nullptr;
-      A v[kThreadMax];
+      value_t<A> v[kThreadMax];
 #pragma unroll
       for (int i = 0; i < static_cast<int>(kThreadMax); ++i)
         v[i] = static_cast<std::uint64_t>(i) < range.length
-                   ? f.template apply<A>(xs[i], kInputs == 2 ? ys[i] : T{})
-                   : -A(0);
-      epilogue(s, range.length, thread_tree(v));
+                   ? element_value<A>(f, xs[i], kInputs == 2 ? ys[i] : T{})
+                   : absent_value<A>();
+      epilogue(s, range.length, row_partial<A>(v, 1));
     }
     // The rest by the whole warp, one at a time.
     unsigned pending = __ballot_sync(kFullMask, s < list.count && range.length > kThreadMax);
@@ -646,15 +726,6 @@ struct SegmentDeviation {  // var family: (x - mean_s)^2, mean_s from the first 
   }
 };
 
-template <class A, class T>
-struct SegmentExp {  // logsumexp: exp(x - max_s)
-  const T* maxes;
-  std::uint64_t stride;
-  __device__ __forceinline__ ExpTerm<A, T> at(std::uint64_t s) const {
-    return {nullptr, widen<A>(maxes[s * stride])};
-  }
-};
-
 struct SegmentScaledSquare {  // f64 norm ord 2: (s x)^2 with s from max |x| of the segment
   const double* max_abs;
   std::uint64_t stride;
@@ -666,14 +737,14 @@ struct SegmentScaledSquare {  // f64 norm ord 2: (s x)^2 with s from max |x| of 
 //! What a segment's result is, from its total: every op of the mode. `kind` picks the finish.
 template <class A, class T>
 struct SegmentEpilogue {
-  enum Kind : int { plain, norm1, norm2, var, logsumexp };
+  enum Kind : int { plain, norm1, norm2, var };
   void* out;
   std::uint64_t out_stride;  // results
   Kind kind;
   Op op;
   double correction;
   bool to_float;           // norm2 of f32 and bf16 (summed in double): the root as float
-  const void* first_pass;  // var: A means; logsumexp: T maxes; f64 norm2: double max |x|
+  const void* first_pass;  // var: A means; f64 norm2: double max |x|
   std::uint64_t first_stride;  // elements of the first pass's type from one segment's to the next
 
   __device__ __forceinline__ void operator()(std::uint64_t s, std::uint64_t n, A total) const {
@@ -713,14 +784,18 @@ struct SegmentEpilogue {
         }
         return;
       }
-      case logsumexp: {
-        const A value = n == 0 ? -portable::infinity<A>()
-                               : finish_logsumexp(widen<A>(static_cast<const T*>(first_pass)[s * first_stride]),
-                                                  total);
-        put<A>(out, at, canonical(value));
-        return;
-      }
     }
+  }
+};
+
+//! logsumexp's result from a segment's merged pair (the identity's -inf for an empty segment).
+template <class A>
+struct SegmentLseEpilogue {
+  void* out;
+  std::uint64_t out_stride;
+  __device__ __forceinline__ void operator()(std::uint64_t s, std::uint64_t,
+                                             const LseState<A>& total) const {
+    put<A>(out, s * out_stride, finish_logsumexp(total));
   }
 };
 

@@ -27,22 +27,6 @@ constexpr unsigned kSegmentWarps = kSegmentBlock / 32;
 template <class... Tags>
 struct SegmentTag {};
 
-//! Device memory for the first pass's per-segment scalars, freed on the stream when it goes.
-class StreamScratch {
- public:
-  StreamScratch(std::size_t bytes, cudaStream_t stream) : stream_(stream) {
-    REDUCELAB_CUDA_CHECK(cudaMallocAsync(&data_, bytes > 0 ? bytes : 1, stream));
-  }
-  ~StreamScratch() { (void)cudaFreeAsync(data_, stream_); }
-  StreamScratch(const StreamScratch&) = delete;
-  StreamScratch& operator=(const StreamScratch&) = delete;
-  void* get() const { return data_; }
-
- private:
-  void* data_ = nullptr;
-  cudaStream_t stream_;
-};
-
 template <class T>
 struct SegmentCall {
   const T* x;
@@ -194,11 +178,9 @@ void launch_reproducible_segments(const Reduction& r, const T* x, const T* y,
   const SegmentList segments{offsets, wide_offsets, num_segments, segment_size, pitch};
   const SegmentCall<T> call{x, y, segments, ws, stream};
   using Epi = SegmentEpilogue<S, T>;
-  // The first passes write each segment's scalar into the output, in the segment's own result
-  // slot (the second pass's result overwrites it; var_mean and std_mean keep it as their mean):
-  // no memory besides. The default kernels' first pass (max, max |x|) writes ragged results
-  // contiguously, so only the f16/bf16 logsumexp of ragged segments, whose 2-byte max would not
-  // land in its 4-byte slot, takes num_segments x 2 bytes from the stream-ordered allocator.
+  // The first passes (var's means, f64 norm2's max |x|) write each segment's scalar into the
+  // output, in the segment's own result slot (the second pass's result overwrites it; var_mean
+  // and std_mean keep it as their mean): no memory besides.
   auto first_pass = [&](const Reduction& pass, void* out, std::size_t stride) {
     if (wide_offsets) {
       first_pass_default<T, std::int64_t>(pass, x, segments, out, stride, ws, stream);
@@ -252,23 +234,11 @@ void launch_reproducible_segments(const Reduction& r, const T* x, const T* y,
           Epi{d_out, out_stride, Epi::var, r.op, r.correction, false, means, stride});
       return;
     }
-    case Op::logsumexp: {
-      // The max of each segment first (order-free: the default kernels of Op::max).
-      const std::size_t widen = sizeof(S) / sizeof(T);  // 2 for f16 and bf16
-      if (offsets != nullptr && widen != 1) {
-        StreamScratch scratch(num_segments * sizeof(T), stream);
-        first_pass(Reduction(Op::max), scratch.get(), 1);
-        call.template run<S, 1, true>(
-            SegmentExp<S, T>{static_cast<const T*>(scratch.get()), 1},
-            Epi{d_out, out_stride, Epi::logsumexp, r.op, 0, false, scratch.get(), 1});
-      } else {
-        first_pass(Reduction(Op::max), d_out, out_stride * widen);
-        call.template run<S, 1, true>(
-            SegmentExp<S, T>{static_cast<const T*>(d_out), out_stride * widen},
-            Epi{d_out, out_stride, Epi::logsumexp, r.op, 0, false, d_out, out_stride * widen});
-      }
+    case Op::logsumexp:
+      // One pass: the pairs (m, s) merged in each segment's order (reproducible_stats.hpp).
+      call.template run<LseState<S>, 1, true>(SameTerm<LseTerm>{},
+                                              SegmentLseEpilogue<S>{d_out, out_stride});
       return;
-    }
     default:
       throw Error(ErrorCode::invalid_argument,
                   "launch_reproducible_segments: no fixed order for this op");

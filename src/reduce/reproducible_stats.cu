@@ -1,6 +1,6 @@
-// The launch of the gpu_to_gpu statistics (reproducible_stats.hpp): the first pass (an
-// order-free max through the default kernels, or the fixed-order mean through
-// launch_reproducible) leaves its scalar in the workspace, then reproducible_kernel
+// The launch of the gpu_to_gpu statistics (reproducible_stats.hpp): the first pass where there
+// is one (the fixed-order mean through launch_reproducible, or f64's order-free max |x| through
+// the default kernels) leaves its scalar in the workspace, then reproducible_kernel
 // (reproducible.cuh, with a term and an epilogue of reproducible_stats.cuh) sums the term in the
 // fixed order and writes the result. Every kernel runs on `stream`, one after the other, so the
 // second reads what the first wrote.
@@ -66,10 +66,9 @@ void launch_reproducible_stats(const Reduction& r, const T* x, std::size_t n, vo
       return;
     }
     case Op::logsumexp: {
-      // The max first (order-free: the default kernel of Op::max), into the scalar slot.
-      launch_typed<T>(Reduction(Op::max), x, nullptr, n, scalar, ws, stream);
-      launch_term<T, S>(args, repro::ExpTerm<S, T>{scalar, S(0)},
-                        repro::LogSumExpEpilogue<S, T>{d_out, scalar}, ws, stream);
+      // One pass: the pairs (m, s) merged in the fixed order (reproducible_stats.hpp).
+      launch_term<T, repro::LseState<S>>(args, repro::LseTerm{}, repro::LogSumExpEpilogue<S>{d_out},
+                                         ws, stream);
       return;
     }
     default:

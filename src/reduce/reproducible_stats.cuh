@@ -2,7 +2,7 @@
 // The gpu_to_gpu statistics on the GPU (reproducible_stats.hpp says what each computes): the
 // terms f(x) that reproducible_kernel (reproducible.cuh) sums in the fixed order, and the
 // epilogues that turn the total into the result. A term binds once per thread at the kernel's
-// start, reading the first pass's scalar (the mean, the max).
+// start, reading the first pass's scalar (the mean, max |x|).
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -67,14 +67,13 @@ struct DeviationTerm {  // var, std, var_mean, std_mean: (x - mean)^2
   }
 };
 
-template <class A, class T>
-struct ExpTerm {  // logsumexp: exp(x - max)
-  const void* max_at;  // T, from the first pass (the default kernel's max)
-  A max;
-  __device__ ExpTerm bind() const { return {max_at, widen<A>(load_scalar<T>(max_at))}; }
-  template <class R, class U>
-  __device__ __forceinline__ R apply(U x, U) const {
-    return portable::exp_rn(sub(widen<A>(x), max));
+struct LseTerm {  // logsumexp: the kernels read the elements themselves (lse_tile_partial,
+                 // element_value), so this only names the op; apply is element x as (x, 1)
+  __device__ LseTerm bind() const { return *this; }
+  template <class P, class T>
+  __device__ __forceinline__ P apply(T x, T) const {
+    using A = typename P::value_type;
+    return {widen<A>(x), A(1)};
   }
 };
 
@@ -119,12 +118,11 @@ struct VarEpilogue {
   }
 };
 
-template <class A, class T>
+template <class A>
 struct LogSumExpEpilogue {
   void* out;
-  const void* max_at;  // T
-  __device__ void operator()(A total) const {
-    put<A>(out, 0, canonical(finish_logsumexp(widen<A>(load_scalar<T>(max_at)), total)));
+  __device__ void operator()(const LseState<A>& total) const {
+    put<A>(out, 0, finish_logsumexp(total));  // a NaN is canonical already
   }
 };
 

@@ -1,10 +1,11 @@
 #pragma once
-// The gpu_to_gpu statistics (issue 14): norm of ord 1 and 2, var, std, var_mean, std_mean and
-// logsumexp, each "the fixed-order sum (reproducible_plan.hpp) of a term f(x_i)", with scalar
-// work before it (an order-free max, or the fixed-order mean) and after it (a division, a square
-// root, a log). This header holds what the GPU (reproducible_stats.cuh) and the CPU function
-// (reproducible_cpu.cpp) must share bit for bit: the choice of the terms and accumulators, and
-// the scalar work, written once as __host__ __device__ code in portable_math.hpp's operations.
+// The gpu_to_gpu statistics (issue 14): norm of ord 1 and 2, var, std, var_mean and std_mean, each
+// "the fixed-order sum (reproducible_plan.hpp) of a term f(x_i)", with scalar work before it (an
+// order-free max |x|, or the fixed-order mean) and after it (a division, a square root); and
+// logsumexp, one pass in the same lanes and tiles with a running max (below), then a log. This
+// header holds what the GPU (reproducible_stats.cuh) and the CPU function (reproducible_cpu.cpp)
+// must share bit for bit: the choice of the terms and accumulators, and the scalar work, written
+// once as __host__ __device__ code in portable_math.hpp's operations.
 //
 // - norm ord 1: f(x) = |x| in sum_t<T>.
 // - norm ord 2: f(x) = x x, then the correctly rounded square root. f16: in float (every square
@@ -18,14 +19,24 @@
 //   same bits as Op::mean), then f(x) = (x - m)^2 in sum_t<T>, divided by max(0, n - correction)
 //   rounded to sum_t<T>; std is the correctly rounded square root of var. The mean written by
 //   var_mean and std_mean is m.
-// - logsumexp: M = max x_i (order-free: the default kernel of Op::max), f(x) = exp(x - M) with
-//   portable_math.hpp's exp, in stat_t<T>, then M + log(sum) with its log. A NaN anywhere gives
-//   NaN, else M = +inf gives +inf and all -inf gives -inf (the default mode's and torch's).
+// - logsumexp: one pass, in the order's lanes and tiles, over batches of 4 steps (kMinSteps):
+//   batch b of a tile holds its elements [t E + 4 b P, t E + 4 b P + 4 P). Each tile keeps a
+//   running max M (from -inf) and P lane sums (from -0). For each batch: M' = the max of M and
+//   the batch's elements (lse_max: a NaN does not count; order-free); where M' != M, every lane
+//   sum is multiplied by exp(M - M') (one exp for the tile, one product per lane); then each lane
+//   adds, step by step, lse_term(x, M') of its elements: exp(x - M') where M' is finite, else 0
+//   (or the NaN of a NaN element). The tile's pair is (M, the tree of its lane sums); the tiles'
+//   pairs merge in the order's tree by lse_merge (below), and the result is m + log(s). So an
+//   element costs a subtraction, an exp and an addition, and the rescaling and the merges are
+//   per batch and per tile. A NaN anywhere gives NaN, else a +inf gives +inf and all -inf gives
+//   -inf (the default mode's and torch's). (Until session 31: two passes, an order-free max M,
+//   then the fixed-order sum of exp(x - M), which read the input twice.)
 // Every result that is a NaN is written as the canonical NaN, as the sum's.
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -90,11 +101,80 @@ REDUCELAB_HD A finish_var(A squares, A divisor) {
   return portable::div(squares, divisor);
 }
 
-//! logsumexp from the max M and the fixed-order sum of exp(x - M) (in [1, n] when M is finite).
+//! logsumexp's pair (m, s), worth s x e^m: a tile's (its max, its lane sums' tree), or, in the
+//! segment kernels, element x as (x, 1) before its batch is summed. The identity (-inf, +0) is
+//! what a masked element or the tree's padding is.
 template <class A>
-REDUCELAB_HD A finish_logsumexp(A max, A sum) {
-  if (!(portable::sub(max, max) == A(0))) return max;  // NaN, +inf, or -inf for all -inf
-  return portable::add(max, portable::log_rn(sum));
+struct LseState {
+  using value_type = A;
+  A m;
+  A s;
+};
+
+//! The batch max of logsumexp's order: IEEE maxNum (a NaN operand gives the other; fmax), so the
+//! max of a set is its largest number whatever the order, and M never becomes NaN.
+REDUCELAB_HD float lse_max(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return fmaxf(a, b);
+#else
+  return std::fmax(a, b);
+#endif
+}
+REDUCELAB_HD double lse_max(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return fmax(a, b);
+#else
+  return std::fmax(a, b);
+#endif
+}
+
+//! Whether the running max is finite (not -inf, +inf).
+template <class A>
+REDUCELAB_HD bool lse_finite(A m) {
+  return portable::sub(m, m) == A(0);
+}
+
+//! Element x's term under a finite running max m: exp(x - m) (0 for x = -inf).
+template <class A>
+REDUCELAB_HD A lse_term(A x, A m) {
+  return portable::exp_rn(portable::sub(x, m));
+}
+
+//! Element x's term under an infinite running max (the result is that max, or NaN): 0, or x where
+//! x is NaN, so a NaN still reaches the result.
+template <class A>
+REDUCELAB_HD A lse_nan_term(A x) {
+  return x == x ? A(0) : x;
+}
+
+template <class A>
+REDUCELAB_HD LseState<A> lse_identity() {
+  return {-portable::infinity<A>(), A(0)};
+}
+
+//! The merge of two pairs, the order's "addition" for logsumexp: with d = a.m - b.m (0 where the
+//! two are equal, so that two equal infinities give 0, not NaN), the side with the larger m keeps
+//! its s and the other's s is scaled by exp(-|d|), one rounding each for the difference, the exp
+//! (portable_math.hpp), the product and the sum. Symmetric in its operands, bit for bit (the
+//! warp's tree relies on it: every lane merges the same two values, in either order), and the
+//! identity changes nothing. A NaN makes d, then s, NaN, and every later merge keeps s NaN.
+template <class A>
+REDUCELAB_HD LseState<A> lse_merge(const LseState<A>& a, const LseState<A>& b) {
+  const A d = a.m == b.m ? A(0) : portable::sub(a.m, b.m);
+  const A e = portable::exp_rn(-portable::magnitude(d));
+  const bool a_larger = d >= A(0);  // false for NaN
+  const A big = a_larger ? a.s : b.s;
+  const A small = a_larger ? b.s : a.s;
+  return {a_larger ? a.m : b.m, portable::add(big, portable::mul(small, e))};
+}
+
+//! logsumexp from the merged pair: NaN if either part is, m where m is infinite (+inf with a
+//! +inf element, -inf for all -inf or none), else m + log(s).
+template <class A>
+REDUCELAB_HD A finish_logsumexp(const LseState<A>& p) {
+  if (!(p.m == p.m) || !(p.s == p.s)) return portable::canonical_nan<A>();
+  if (!(portable::sub(p.m, p.m) == A(0))) return p.m;
+  return portable::add(p.m, portable::log_rn(p.s));
 }
 
 }  // namespace reducelab::detail::repro
