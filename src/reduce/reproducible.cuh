@@ -83,22 +83,24 @@ __device__ __forceinline__ A identity() {
   }
 }
 
-template <class A>
-__device__ __forceinline__ A shfl_xor(const A& v, int mask) {
+//! `shuffle` (a warp shuffle of one number) applied to each number of the accumulator.
+template <class A, class Shuffle>
+__device__ __forceinline__ A shuffled(const A& v, const Shuffle& shuffle) {
   if constexpr (is_lse_state<A>::value) {
-    return {__shfl_xor_sync(kFullMask, v.m, mask), __shfl_xor_sync(kFullMask, v.s, mask)};
+    return {shuffle(v.m), shuffle(v.s)};
   } else {
-    return __shfl_xor_sync(kFullMask, v, mask);
+    return shuffle(v);
   }
 }
 
 template <class A>
+__device__ __forceinline__ A shfl_xor(const A& v, int mask) {
+  return shuffled(v, [mask](auto x) { return __shfl_xor_sync(kFullMask, x, mask); });
+}
+
+template <class A>
 __device__ __forceinline__ A shfl(const A& v, unsigned source) {
-  if constexpr (is_lse_state<A>::value) {
-    return {__shfl_sync(kFullMask, v.m, source), __shfl_sync(kFullMask, v.s, source)};
-  } else {
-    return __shfl_sync(kFullMask, v, source);
-  }
+  return shuffled(v, [source](auto x) { return __shfl_sync(kFullMask, x, source); });
 }
 
 template <class T>

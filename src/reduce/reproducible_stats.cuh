@@ -67,14 +67,9 @@ struct DeviationTerm {  // var, std, var_mean, std_mean: (x - mean)^2
   }
 };
 
-struct LseTerm {  // logsumexp: the kernels read the elements themselves (lse_tile_partial,
-                 // element_value), so this only names the op; apply is element x as (x, 1)
+struct LseTerm {  // logsumexp: names the op; the kernels read the elements themselves
+                 // (lse_tile_partial, element_value), so it has no term
   __device__ LseTerm bind() const { return *this; }
-  template <class P, class T>
-  __device__ __forceinline__ P apply(T x, T) const {
-    using A = typename P::value_type;
-    return {widen<A>(x), A(1)};
-  }
 };
 
 // ---- Epilogues: what the block that folds the last partial writes ------------------------------
