@@ -5,7 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
+#include "bench/axis_reference.hpp"
 #include "reduce/axis_plan.hpp"
+#include "reduce/reproducible_strided.hpp"
 #include "reducelab/axis.hpp"
 #include "reducelab/error.hpp"
 
@@ -352,6 +357,71 @@ TEST(AxisPlan, ReducedLayout) {
   EXPECT_EQ(kept.strides[0], 4);
   EXPECT_EQ(Layout::contiguous({2, 3, 4}).count(), 24);
   EXPECT_EQ(Layout{}.count(), 1);
+}
+
+// ---- the gpu_to_gpu mode's strided gather (reproducible_strided.hpp) --------------------------
+
+// The gather's map puts every result's reduced elements where the axis reference walks them:
+// result r (the canonical order) lies at output offset j, a row-major index of the view's kept
+// axes, and its k-th element is the reference's k-th (row-major over the reduced axes, the order
+// the gpu_to_gpu mode fixes), for columns, a middle axis, transposed, sliced and broadcast views.
+TEST(StridedMap, WalksEachResultInTheReferenceOrder) {
+  struct Case {
+    Layout x;
+    AxisMask axes;
+  };
+  const Case cases[] = {
+      {Layout::contiguous({300, 7}), axis_mask({0})},                      // columns
+      {Layout::contiguous({6, 5, 77}), axis_mask({1})},                    // a middle axis
+      {Layout::contiguous({6, 5, 77}), axis_mask({0, 2})},                 // both ends
+      {Layout::strided({40, 30}, {1, 40}), axis_mask({1})},                // a transposed view
+      {Layout::strided({9, 3, 11}, {400, 0, 3}), axis_mask({0, 2})},      // broadcast, sliced
+      {Layout::contiguous({3, 4, 5, 6}), axis_mask({0, 2})},               // rank 4
+      {Layout::strided({12, 10}, {20, 1}), axis_mask({0})},                // sliced columns
+      {Layout::strided({5, 8}, {1, 5}), axis_mask({0, 1})},                // all of a transpose
+  };
+  for (const Case& c : cases) {
+    const std::string what = "case " + std::to_string(&c - cases);
+    const AxisView view = canon(c.x, c.axes, true);
+    ASSERT_EQ(plan_path(view), AxisPath::strided) << what;
+    const StridedMap map = StridedMap::of(view);
+    AxisMask kept = 0;
+    for (int k = 0; k < c.x.rank; ++k)
+      if (((c.axes >> k) & 1u) == 0) kept |= AxisMask{1} << k;
+    const std::vector<std::int64_t> results = bench::axis_offsets(c.x, kept);
+    const std::vector<std::int64_t> elements = bench::axis_offsets(c.x, c.axes);
+    ASSERT_EQ(results.size(), view.outputs);
+    ASSERT_EQ(elements.size(), view.reduced);
+    std::vector<bool> seen(results.size(), false);
+    for (std::uint64_t r = 0; r < view.outputs; ++r) {
+      const std::int64_t j = map.result_out(r);  // a contiguous output: the row-major index
+      ASSERT_TRUE(j >= 0 && j < static_cast<std::int64_t>(results.size())) << what;
+      EXPECT_FALSE(seen[static_cast<std::size_t>(j)]) << what << " result " << r;
+      seen[static_cast<std::size_t>(j)] = true;
+      EXPECT_EQ(map.result_in(r), results[static_cast<std::size_t>(j)]) << what;
+    }
+    for (std::uint64_t k = 0; k < view.reduced; ++k)
+      EXPECT_EQ(map.reduced_at(k), elements[k]) << what << " element " << k;
+  }
+}
+
+// Results one stride apart in the output go in place; other outputs through scratch.
+TEST(StridedMap, OutStepAndReadDirection) {
+  const AxisView columns = canon(Layout::contiguous({300, 7}), axis_mask({0}), true);
+  EXPECT_EQ(StridedMap::of(columns).out_step(), 1);
+  EXPECT_TRUE(StridedMap::of(columns).reads_along_results());
+  const Layout spaced = Layout::strided({7}, {3});
+  EXPECT_EQ(StridedMap::of(canon(Layout::contiguous({300, 7}), axis_mask({0}), true, &spaced))
+                .out_step(),
+            3);
+  // A middle axis into a transposed output: the kept axes are no row-major chain there.
+  const Layout transposed = Layout::strided({6, 77}, {1, 6});
+  const AxisView middle = canon(Layout::contiguous({6, 5, 77}), axis_mask({1}), true, &transposed);
+  EXPECT_EQ(StridedMap::of(middle).out_step(), 0);
+  // Every other element of a transposed view's rows: the reduced axis is the closer in memory.
+  const AxisView every_other = canon(Layout::strided({40, 30}, {2, 80}), axis_mask({0}), true);
+  ASSERT_EQ(plan_path(every_other), AxisPath::strided);
+  EXPECT_FALSE(StridedMap::of(every_other).reads_along_results());
 }
 
 }  // namespace

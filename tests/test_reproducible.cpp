@@ -12,7 +12,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <typeinfo>
 #include <limits>
 #include <random>
 #include <string>
@@ -23,6 +26,7 @@
 #include "reduce/portable_math.hpp"
 #include "reduce/reproducible.hpp"
 #include "reduce/reproducible_plan.hpp"
+#include "reduce/reproducible_stats.hpp"
 #include "reducelab/error.hpp"
 #include "reducelab/reproducible.hpp"
 
@@ -322,7 +326,8 @@ int depth(std::size_t n) {
 }
 
 // Inputs for the statistics: the sum's, plus a large mean against a small spread (where a
-// one-pass sum of squares loses everything).
+// one-pass sum of squares loses everything), and (6) the same with every tile's first element,
+// var's centre, an outlier far from the rest.
 template <class T>
 std::vector<T> stat_input(int kind, std::size_t n, std::uint64_t seed) {
   if (kind < 5) return make_input<T>(static_cast<Input>(kind), n, seed);
@@ -331,14 +336,205 @@ std::vector<T> stat_input(int kind, std::size_t n, std::uint64_t seed) {
   std::vector<T> x(n);
   const double centre = sizeof(T) == 2 ? 300.0 : 1e6;
   for (std::size_t i = 0; i < n; ++i) x[i] = from_double<T>(centre + normal(rng));
+  if (kind == 6) {
+    const std::size_t tile = plan::plan_for(sizeof(T), n).tile;
+    for (std::size_t i = 0; i < n; i += tile) x[i] = from_double<T>(sizeof(T) == 2 ? 600.0 : 1.1e6);
+  }
   return x;
+}
+
+// var's centred magnitude: the sum over tiles of (x_i - x_first of the tile)^2, in long double.
+template <class T>
+long double centred_squares(const std::vector<T>& x) {
+  const std::size_t tile = plan::plan_for(sizeof(T), x.size()).tile;
+  Compensated sum;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const long double d = to_long_double(x[i]) - to_long_double(x[i / tile * tile]);
+    sum.add(d * d);
+  }
+  return sum.value();
+}
+
+// What the whole-array var kernel (reproducible.cuh, var_tile_partial) computes for x[0, n) at
+// element offset o of a 16-byte line: thread r's component j holds lane r kC + j - o of the
+// order, a batch (4 vectors) at a time, centred on the tile's first element; thread 0's first o
+// components hold lanes P - o .. P - 1 one step late, so their batch b is vectors 4b + 1 .. 4b + 3
+// and the first vector of the next batch (loaded ahead); the lanes rotate into place, the lanes'
+// tree, then the tiles' tree. Tiles whose span leaves [0, n) go element by element. Returns
+// (m2, sum) of the whole array.
+template <class T>
+detail::repro::VarState<sum_t<T>> var_kernel_model(const std::vector<T>& x, unsigned o) {
+  using A = sum_t<T>;
+  namespace repro = detail::repro;
+  constexpr int kC = 16 / sizeof(T);
+  constexpr int kB = repro::kVarBatch;
+  const std::uint64_t n = x.size();
+  const plan::Plan p = plan::plan_for(sizeof(T), n);
+  const std::uint64_t tile = p.steps * 32 * kC;
+  auto value = [&](std::uint64_t i) {  // an out-of-range read fails the test
+    EXPECT_LT(i, n);
+    return i < n ? widen_model<A>(x[i]) : std::numeric_limits<A>::quiet_NaN();
+  };
+  std::vector<repro::VarState<A>> tiles(p.tiles);
+  for (std::uint64_t t = 0; t < p.tiles; ++t) {
+    const std::uint64_t first = t * tile;
+    const A shift = value(first);
+    std::vector<repro::VarState<A>> state(32 * kC, repro::var_identity<A>());
+    std::vector<A> sum(32 * kC, -A(0));  // index r kC + j: thread r's component j
+    auto add_batch = [&](std::size_t at, const A (&v)[kB], int k) {
+      A c[kB] = {};
+      for (int u = 0; u < k; ++u) {
+        c[u] = v[u] - shift;
+        sum[at] = sum[at] + v[u];
+      }
+      state[at] = repro::var_merge_lanes(state[at], repro::var_batch(c, k));
+    };
+    const bool interior = (o == 0 || t > 0) && first + tile + (o != 0 ? kC - o : 0) <= n;
+    if (interior) {
+      for (std::uint64_t b = 0; b < p.steps / kB; ++b) {
+        for (unsigned r = 0; r < 32; ++r) {
+          for (int j = 0; j < kC; ++j) {
+            auto at_vector = [&](std::uint64_t k) { return first - o + (r + 32 * k) * kC + j; };
+            A v[kB];
+            if (r == 0 && j < static_cast<int>(o)) {
+              for (int u = 0; u < kB; ++u) v[u] = value(first - o + 32 * (kB * b + u + 1) * kC + j);
+            } else {
+              for (int u = 0; u < kB; ++u) v[u] = value(at_vector(kB * b + u));
+            }
+            add_batch(r * kC + j, v, kB);
+          }
+        }
+      }
+    } else {
+      const std::uint64_t end = std::min<std::uint64_t>(first + tile, n);
+      for (std::uint64_t b = 0; b < p.steps / kB && first + kB * b * 32 * kC < end; ++b)
+        for (unsigned r = 0; r < 32; ++r)
+          for (int j = 0; j < kC; ++j) {
+            A v[kB] = {};
+            int k = 0;
+            for (int u = 0; u < kB; ++u) {
+              const std::uint64_t i = first + (kB * b + u) * 32 * kC + r * kC + j;
+              if (i < end) v[k++] = value(i);
+            }
+            if (k > 0) add_batch(r * kC + j, v, k);
+          }
+    }
+    for (std::size_t at = 0; at < state.size(); ++at) state[at].sum = sum[at];
+    std::vector<repro::VarState<A>> lanes(32 * kC);
+    const unsigned shift_by = interior ? o : 0;
+    for (unsigned r = 0; r < 32; ++r)
+      for (int j = 0; j < kC; ++j)
+        lanes[r * kC + j] = j + static_cast<int>(shift_by) < kC
+                                ? state[r * kC + j + shift_by]
+                                : state[((r + 1) % 32) * kC + j + shift_by - kC];
+    // The lanes' tree (symmetric merges), the tile's centre, then the tiles' tree.
+    std::size_t size = lanes.size();
+    for (; size > 1; size /= 2)
+      for (std::size_t j = 0; j < size / 2; ++j)
+        lanes[j] = repro::var_merge_lanes(lanes[2 * j], lanes[2 * j + 1]);
+    tiles[t] = lanes[0];
+    tiles[t].shift = shift;
+  }
+  std::size_t size = 1;
+  while (size < tiles.size()) size *= 2;
+  tiles.resize(size, repro::var_identity<A>());
+  for (; size > 1; size /= 2)
+    for (std::size_t j = 0; j < size / 2; ++j) tiles[j] = repro::var_merge(tiles[2 * j], tiles[2 * j + 1]);
+  return tiles[0];
+}
+
+// The var kernel's data movement gives the CPU function's bits (var and the mean of var_mean) at
+// every offset and size, interior and boundary tiles, one tile and many.
+TYPED_TEST(ReproducibleCpu, VarKernelModelGivesTheSameBitsAtEveryOffset) {
+  using T = TypeParam;
+  using A = sum_t<T>;
+  constexpr unsigned kC = 16 / sizeof(T);
+  const std::size_t lanes = plan::lanes_for(sizeof(T));
+  const std::size_t tile = lanes * plan::kMinSteps;
+  const std::size_t sizes[] = {1, 2, 5, kC + 1, lanes - 1, lanes + 3, 2 * lanes + 1, 3 * lanes,
+                               tile - 1, tile, tile + 1, tile + kC - 1, 2 * tile + 1, 3 * tile + 5,
+                               1000 * tile + 7, plan::kMaxTiles * tile + 3};
+  for (std::size_t n : sizes) {
+    const std::vector<T> x = stat_input<T>(5, n, kSeed + 7 * n);
+    StatPair<A> want{};
+    reproducible_reduce_cpu(Reduction::var_mean(1), dtype_of<T>::value, x.data(), nullptr, n, &want);
+    for (unsigned o = 0; o < kC; ++o) {
+      const detail::repro::VarState<A> got = var_kernel_model<T>(x, o);
+      const A var = n > 1 ? got.m2 / static_cast<A>(n - 1) : std::numeric_limits<A>::quiet_NaN();
+      const A mean = got.sum / static_cast<A>(n);
+      if (n > 1) EXPECT_EQ(bits(var), bits(want.first)) << "n " << n << " offset " << o;
+      EXPECT_EQ(bits(mean), bits(want.mean)) << "n " << n << " offset " << o;
+    }
+  }
+}
+
+// What the segment kernels' short paths compute for a segment of one tile at K = 4 (length <= 4 P,
+// reproducible_segments.cuh's var_team_partial): `team` lanes of kC lanes of the order each
+// (team x kC >= length for the team rows, 32 for a warp's one-tile rows; 32 lanes of one element
+// each with kC = 1 for the lane-per-segment ragged path), each lane its present steps as one
+// batch centred on the segment's first element, the thread's tree, then the team's.
+template <class T>
+detail::repro::VarState<sum_t<T>> var_team_model(const std::vector<T>& x, unsigned team, int kC) {
+  using A = sum_t<T>;
+  namespace repro = detail::repro;
+  const std::size_t n = x.size();
+  const std::size_t lanes = plan::lanes_for(sizeof(T));
+  const A shift = widen_model<A>(x[0]);
+  std::vector<repro::VarState<A>> state(team * kC, repro::var_identity<A>());
+  for (unsigned r = 0; r < team; ++r)
+    for (int j = 0; j < kC; ++j) {
+      A c[repro::kVarBatch] = {};
+      A sum = -A(0);
+      int present = 0;
+      for (std::size_t k = 0; k < repro::kMinSteps; ++k) {
+        const std::size_t i = k * lanes + r * kC + j;
+        if (i >= n) break;
+        const A v = widen_model<A>(x[i]);
+        c[present++] = v - shift;
+        sum = sum + v;
+      }
+      if (present > 0) state[r * kC + j] = repro::var_batch(c, present);
+      state[r * kC + j].sum = sum;
+    }
+  for (std::size_t size = state.size(); size > 1; size /= 2)
+    for (std::size_t j = 0; j < size / 2; ++j)
+      state[j] = repro::var_merge_lanes(state[2 * j], state[2 * j + 1]);
+  state[0].shift = shift;
+  return state[0];
+}
+
+// The short segment paths give the CPU function's bits: teams of 1..32 lanes over rows of at most
+// one step, a warp over rows of one tile, a lane over ragged segments of up to 32 elements.
+TYPED_TEST(ReproducibleCpu, VarTeamModelGivesTheSameBitsForShortSegments) {
+  using T = TypeParam;
+  using A = sum_t<T>;
+  constexpr int kC = 16 / sizeof(T);
+  const std::size_t lanes = plan::lanes_for(sizeof(T));
+  auto check = [](const std::vector<T>& x, const detail::repro::VarState<A>& got,
+                  const std::string& where) {
+    StatPair<A> want{};
+    reproducible_reduce_cpu(Reduction::var_mean(0), dtype_of<T>::value, x.data(), nullptr,
+                            x.size(), &want);
+    EXPECT_EQ(bits(got.m2 / static_cast<A>(x.size())), bits(want.first)) << where;
+    EXPECT_EQ(bits(got.sum / static_cast<A>(x.size())), bits(want.mean)) << where;
+  };
+  for (std::size_t n = 1; n <= 4 * lanes; n += (n < 40 ? 1 : 37)) {
+    const std::vector<T> x = stat_input<T>(5, n, kSeed + 13 * n);
+    if (n <= lanes) {
+      unsigned team = 1;
+      while (team * kC < n) team *= 2;
+      check(x, var_team_model<T>(x, team, kC), "team rows n " + std::to_string(n));
+    }
+    check(x, var_team_model<T>(x, 32, kC), "one-tile rows n " + std::to_string(n));
+    if (n <= 32) check(x, var_team_model<T>(x, 32, 1), "lane ragged n " + std::to_string(n));
+  }
 }
 
 TYPED_TEST(ReproducibleCpu, StatisticsWithinTheirStatedBounds) {
   using T = TypeParam;
   using A = sum_t<T>;
   const long double u = std::numeric_limits<A>::epsilon() / 2;
-  for (int kind = 0; kind < 6; ++kind) {
+  for (int kind = 0; kind < 7; ++kind) {
     if (kind == static_cast<int>(Input::subnormal)) continue;  // below: SpecialValues
     for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{33}, std::size_t{1000},
                           std::size_t{4097}, std::size_t{65537}, (std::size_t{1} << 20) + 3}) {
@@ -359,7 +555,8 @@ TYPED_TEST(ReproducibleCpu, StatisticsWithinTheirStatedBounds) {
       const long double n2 = reproducible_norm_cpu(x.data(), n, 2);
       EXPECT_LE(std::fabs(n2 - exact2), (g(d2, u2) / 2 + u) * exact2 * 1.0001L) << where;
 
-      // var (correction 1 and 0), std: the two-pass bound.
+      // var (correction 1 and 0), std: the one-pass bound, g_{2d+10} (M2 + the centred squares).
+      const long double centred = centred_squares(x);
       for (double correction : {1.0, 0.0}) {
         if (n <= correction) continue;
         StatPair<A> pair{};
@@ -369,9 +566,13 @@ TYPED_TEST(ReproducibleCpu, StatisticsWithinTheirStatedBounds) {
         const long double mean_err = std::fabs(m - ref.mean);
         EXPECT_LE(mean_err, g(d, u) * ref.abs_sum / n + u * std::fabs(m)) << where;
         const long double divisor = static_cast<long double>(n) - correction;
-        const long double shift = n * mean_err * mean_err;
-        const long double sum_bound = g(d + 3, u) * (ref.m2 + shift) + shift;
+        const long double sum_bound = g(2 * d + 10, u) * (ref.m2 + centred);
         const long double exact_var = ref.m2 / divisor;
+        if (std::getenv("REDUCELAB_VAR_RATIO") != nullptr)
+          std::printf("%s %s: |m2 - M2| / (u (M2 + C)) = %.2Lf, d = %d, C / M2 = %.3Lg\n",
+                      typeid(T).name(), where.c_str(),
+                      std::fabs(pair.first * divisor - ref.m2) / (u * (ref.m2 + centred)), d,
+                      centred / ref.m2);
         const long double var_bound = sum_bound / divisor * (1 + 3 * u) + 2 * u * exact_var;
         EXPECT_LE(std::fabs(pair.first - exact_var), var_bound)
             << where << " correction " << correction << " var " << static_cast<double>(pair.first)
@@ -401,22 +602,15 @@ TYPED_TEST(ReproducibleCpu, StatisticsWithinTheirStatedBounds) {
   }
 }
 
-// The statistics of each type are fixed functions of the input: the same bits on every call, and
-// the same bits as the two passes written out here with the plain sum of the terms (the CPU
-// function's order is the sum's, so the sum of precomputed terms in sum_t gives the same bits).
+// The norms are fixed-order sums of their terms: the same bits as the sum of the terms written
+// out here (the CPU function's order is the sum's, so the sum of precomputed terms in sum_t gives
+// the same bits). var has its own order (one pass: the kernel model below checks it).
 TEST(ReproducibleCpuValues, StatisticsAreTheFixedOrderSumOfTheirTerms) {
   const std::size_t n = 100003;
   const std::vector<float> x = make_input<float>(Input::wide, n, kSeed);
-  std::vector<float> abs(n), dev(n);
-  const float mean = reproducible_mean_cpu(x.data(), n);
-  for (std::size_t i = 0; i < n; ++i) {
-    abs[i] = std::fabs(x[i]);
-    const float d = x[i] - mean;
-    dev[i] = d * d;  // this file is compiled with -ffp-contract=off too
-  }
+  std::vector<float> abs(n);
+  for (std::size_t i = 0; i < n; ++i) abs[i] = std::fabs(x[i]);
   EXPECT_EQ(bits(reproducible_norm_cpu(x.data(), n, 1)), bits(reproducible_sum_cpu(abs.data(), n)));
-  EXPECT_EQ(bits(reproducible_var_cpu(x.data(), n, 1)),
-            bits(reproducible_sum_cpu(dev.data(), n) / static_cast<float>(n - 1)));
   // norm ord 2 of f32 is the double sum of exact squares: the double sum of x*x as f64 input.
   std::vector<double> sq(n);
   for (std::size_t i = 0; i < n; ++i) sq[i] = static_cast<double>(x[i]) * x[i];
@@ -523,7 +717,7 @@ TEST(ReproducibleCpuValues, StatisticsSpecialValues) {
     EXPECT_LE(std::fabs(got - exact), exact * 1e-14L + std::numeric_limits<double>::denorm_min())
         << scale;
   }
-  // The large mean against a small spread: the two passes keep the spread.
+  // The large mean against a small spread: the centred batches keep the spread.
   std::vector<float> shifted(10000);
   for (std::size_t i = 0; i < shifted.size(); ++i) shifted[i] = 1e6f + (i % 2 == 0 ? 0.5f : -0.5f);
   EXPECT_NEAR(reproducible_var_cpu(shifted.data(), shifted.size(), 0), 0.25f, 1e-6f);

@@ -411,8 +411,8 @@ TEST_F(GpuTest, ReproducibleBitsDump) {
 }
 
 TEST_F(GpuTest, ReproducibleFormsWithoutAnOrderYetThrow) {
-  // The list form has no fixed order yet (the axis and segmented forms do:
-  // test_reproducible_segments_gpu.cpp, which also checks that strided axes throw).
+  // The list form has no fixed order yet (the axis and segmented forms do, strided axes among
+  // them: test_reproducible_segments_gpu.cpp).
   const std::vector<float> h(1024, 1.0f);
   const DeviceBuffer<float> d = upload(h);
   const TensorSpan tensors[2] = {{d.data(), 512}, {d.data() + 512, 512}};

@@ -18,7 +18,10 @@
 #include <vector>
 
 #include "gpu_test.hpp"
+#include "bench/axis_reference.hpp"
+#include "reduce/axis_plan.hpp"
 #include "reduce/reproducible.hpp"
+#include "reduce/scratch.hpp"
 #include "reducelab/reducelab.hpp"
 
 namespace reducelab::test {
@@ -291,13 +294,113 @@ TYPED_TEST(ReproducibleSegments, AxesSameBitsAsTheCpu) {
                 nullptr);
   });
   EXPECT_EQ(std::memcmp(via_axes.data(), &whole, sizeof(whole)), 0);
-  // Columns have no fixed order yet: a clear error, nothing launched.
-  expect_invalid_argument(
-      [&] {
-        reduce_axes(sum, dtype, dx.data(), nullptr, tensor, axis_mask({0}), dy.data(), nullptr,
-                    nullptr);
-      },
-      "columns gpu_to_gpu", "strided reductions");
+}
+
+//! The CPU function over each result of reducing `axes` of the view (hx, layout) (and hy through
+//! the same layout): result j (row-major over the kept axes in view order) of its elements in
+//! row-major order of the reduced axes, written at out_at[j] results into the returned bytes
+//! (`slots` results long).
+template <class T>
+std::vector<unsigned char> cpu_strided(const Reduction& r, const std::vector<T>& hx,
+                                       const std::vector<T>& hy, const Layout& layout,
+                                       AxisMask axes, const std::vector<std::size_t>& out_at,
+                                       std::size_t slots) {
+  AxisMask kept = 0;
+  for (int k = 0; k < layout.rank; ++k)
+    if (((axes >> k) & 1u) == 0) kept |= AxisMask{1} << k;
+  const std::vector<std::int64_t> results = bench::axis_offsets(layout, kept);
+  const std::vector<std::int64_t> elements = bench::axis_offsets(layout, axes);
+  const std::size_t bytes = result_size(r.op, dtype_of<T>::value);
+  std::vector<unsigned char> out(bytes * slots);
+  std::vector<T> gx(elements.size()), gy(elements.size());
+  for (std::size_t j = 0; j < results.size(); ++j) {
+    for (std::size_t k = 0; k < elements.size(); ++k) {
+      gx[k] = hx[static_cast<std::size_t>(results[j] + elements[k])];
+      if (r.op == Op::dot) gy[k] = hy[static_cast<std::size_t>(results[j] + elements[k])];
+    }
+    reproducible_reduce_cpu(r, dtype_of<T>::value, gx.data(),
+                            r.op == Op::dot ? gy.data() : nullptr, gx.size(),
+                            out.data() + out_at[j] * bytes);
+  }
+  return out;
+}
+
+// Strided views (columns, a middle axis, both ends, a transposed view, columns long enough for
+// the segments' tile and chunk paths) give each result the CPU function's bits over its elements
+// in row-major order of the reduced axes: gathered in chunks of any size (the test hook forces
+// 4 KB, so a call takes many), in place or through a transposed output, from a misaligned base.
+TYPED_TEST(ReproducibleSegments, StridedAxesSameBitsAsTheCpu) {
+  using T = TypeParam;
+  const DType dtype = dtype_of<T>::value;
+  const std::size_t n = 6 * 5 * 777;
+  const std::vector<T> hx = random_values<T>(n, kSeed + 21, 1.0, 0.5);
+  const std::vector<T> hy = random_values<T>(n, kSeed + 22);
+  const DeviceBuffer<T> dx = upload(hx, 1);
+  const DeviceBuffer<T> dy = upload(hy, 1);
+  struct Case {
+    Layout layout;
+    AxisMask axes;
+  };
+  const Case cases[] = {
+      {Layout::contiguous({6, 5, 777}), axis_mask({0})},       // columns of 6
+      {Layout::contiguous({6, 5, 777}), axis_mask({1})},       // a middle axis
+      {Layout::contiguous({6, 5, 777}), axis_mask({0, 2})},    // both ends
+      {Layout::strided({777, 30}, {1, 777}), axis_mask({1})},  // a transposed view's rows
+      {Layout::contiguous({3885, 6}), axis_mask({0})},         // long columns: tiles
+      {Layout::contiguous({23310, 1}), axis_mask({0})},        // one column: the scalar path
+  };
+  for (const std::uint64_t gather : {std::uint64_t{0}, std::uint64_t{4096}}) {
+    detail::set_reproducible_launch({0, 0, gather});
+    for (const Case& c : cases) {
+      const detail::AxisView view = detail::canonicalize_axes(c.layout, c.axes, nullptr, true);
+      std::vector<std::size_t> out_at(view.outputs);
+      for (std::size_t j = 0; j < out_at.size(); ++j) out_at[j] = j;
+      for (const Reduction& r : kOps) {
+        const std::size_t bytes = result_size(r.op, dtype);
+        const std::vector<unsigned char> want =
+            cpu_strided(r, hx, hy, c.layout, c.axes, out_at, out_at.size());
+        const std::vector<unsigned char> got = poisoned_output(want.size(), [&](void* out) {
+          reduce_axes(r.reproducible(), dtype, dx.data() + 1,
+                      r.op == Op::dot ? dy.data() + 1 : nullptr, c.layout, c.axes, out, nullptr,
+                      nullptr);
+        });
+        expect_same_segments(got, want, std::vector<std::size_t>(out_at.size(), 1), bytes,
+                             name_of(r) + " strided " + std::to_string(&c - cases) + ", " +
+                                 std::to_string(gather) + "-byte chunks");
+      }
+    }
+    // A middle axis into a transposed output (6 x 777 results at a + 6 c): through scratch.
+    const Layout tensor = Layout::contiguous({6, 5, 777});
+    const Layout transposed = Layout::strided({6, 777}, {1, 6});
+    std::vector<std::size_t> out_at(6 * 777);
+    for (std::size_t a = 0; a < 6; ++a)
+      for (std::size_t c = 0; c < 777; ++c) out_at[a * 777 + c] = a + 6 * c;
+    for (const Reduction& r : kOps) {
+      const std::size_t bytes = result_size(r.op, dtype);
+      const std::vector<unsigned char> want =
+          cpu_strided(r, hx, hy, tensor, axis_mask({1}), out_at, out_at.size());
+      const std::vector<unsigned char> got = poisoned_output(want.size(), [&](void* out) {
+        reduce_axes(r.reproducible(), dtype, dx.data() + 1, r.op == Op::dot ? dy.data() + 1 : nullptr,
+                    tensor, axis_mask({1}), out, &transposed, nullptr);
+      });
+      expect_same_segments(got, want, std::vector<std::size_t>(out_at.size(), 1), bytes,
+                           name_of(r) + " into a transposed output, " + std::to_string(gather) +
+                               "-byte chunks");
+    }
+  }
+  detail::set_reproducible_launch({});
+  // A column of no elements: every result the default mode's empty one.
+  const Reduction var = Reduction::var(1);
+  const Layout empty = Layout::contiguous({0, 7});
+  const std::size_t bytes = result_size(var.op, dtype);
+  const std::vector<unsigned char> fixed = poisoned_output(7 * bytes, [&](void* out) {
+    reduce_axes(var.reproducible(), dtype, dx.data(), nullptr, empty, axis_mask({0}), out,
+                nullptr, nullptr);
+  });
+  const std::vector<unsigned char> plain = poisoned_output(7 * bytes, [&](void* out) {
+    reduce_axes(var, dtype, dx.data(), nullptr, empty, axis_mask({0}), out, nullptr, nullptr);
+  });
+  EXPECT_TRUE(same_or_both_nan<T>(fixed.data(), plain.data(), 7 * bytes)) << "empty columns";
 }
 
 TEST_F(GpuTest, ReproducibleSegmentsOnAnotherStreamAndInAGraph) {
@@ -315,7 +418,7 @@ TEST_F(GpuTest, ReproducibleSegmentsOnAnotherStreamAndInAGraph) {
   REDUCELAB_CUDA_CHECK(cudaStreamSynchronize(stream));
   REDUCELAB_CUDA_CHECK(cudaMemcpy(got.data(), out.data(), rows * sizeof(float), cudaMemcpyDeviceToHost));
   EXPECT_EQ(std::memcmp(got.data(), want.data(), rows * sizeof(float)), 0) << "another stream";
-  // Captured into a graph (the first pass's scratch is a graph allocation) and replayed twice.
+  // Captured into a graph and replayed twice.
   REDUCELAB_CUDA_CHECK(cudaMemset(out.data(), 0, rows * sizeof(float)));
   REDUCELAB_CUDA_CHECK(cudaDeviceSynchronize());  // the legacy stream's memset before `stream`
   cudaGraph_t graph = nullptr;
@@ -334,7 +437,64 @@ TEST_F(GpuTest, ReproducibleSegmentsOnAnotherStreamAndInAGraph) {
   }
   REDUCELAB_CUDA_CHECK(cudaGraphExecDestroy(exec));
   REDUCELAB_CUDA_CHECK(cudaGraphDestroy(graph));
+  // Columns (the gather's scratch is a graph allocation too), captured and replayed twice.
+  const Layout columns = Layout::contiguous({rows, size});
+  std::vector<float> want_columns(size);
+  for (std::size_t c = 0; c < size; ++c) {
+    float column[rows];
+    for (std::size_t s = 0; s < rows; ++s) column[s] = hx[s * size + c];
+    want_columns[c] = reproducible_var_cpu(column, rows);
+  }
+  DeviceBuffer<float> out_columns(size);
+  REDUCELAB_CUDA_CHECK(cudaMemset(out_columns.data(), 0, size * sizeof(float)));
+  REDUCELAB_CUDA_CHECK(cudaDeviceSynchronize());
+  REDUCELAB_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  reduce_axes(Reduction::var().reproducible(), DType::f32, dx.data(), nullptr, columns,
+              axis_mask({0}), out_columns.data(), nullptr, stream);
+  REDUCELAB_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+  REDUCELAB_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  std::vector<float> got_columns(size);
+  for (int replay = 0; replay < 2; ++replay) {
+    REDUCELAB_CUDA_CHECK(cudaGraphLaunch(exec, stream));
+    REDUCELAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+    REDUCELAB_CUDA_CHECK(cudaMemcpy(got_columns.data(), out_columns.data(), size * sizeof(float),
+                                    cudaMemcpyDeviceToHost));
+    EXPECT_EQ(std::memcmp(got_columns.data(), want_columns.data(), size * sizeof(float)), 0)
+        << "columns, graph " << replay;
+  }
+  REDUCELAB_CUDA_CHECK(cudaGraphExecDestroy(exec));
+  REDUCELAB_CUDA_CHECK(cudaGraphDestroy(graph));
   REDUCELAB_CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
+// The gather's scratch comes from the library's pool (scratch.hpp), which keeps it mapped after
+// the call's synchronisation (the default pool would give it back) until release_workspaces().
+TEST_F(GpuTest, ReproducibleStridedScratchIsKeptThenReleased) {
+  const std::size_t rows = 300, size = 4099;
+  const std::vector<float> hx = random_values<float>(rows * size, kSeed + 31);
+  const DeviceBuffer<float> dx = upload(hx);
+  const Layout columns = Layout::contiguous({rows, size});
+  DeviceBuffer<float> out(size);
+  const auto columns_sum = [&] {
+    reduce_axes(Reduction(Op::sum).reproducible(), DType::f32, dx.data(), nullptr, columns,
+                axis_mask({0}), out.data(), nullptr, nullptr);
+    std::vector<float> got(size);
+    REDUCELAB_CUDA_CHECK(cudaMemcpy(got.data(), out.data(), size * sizeof(float),
+                                    cudaMemcpyDeviceToHost));
+    return got;
+  };
+  const std::vector<float> first = columns_sum();
+  int device = 0;
+  REDUCELAB_CUDA_CHECK(cudaGetDevice(&device));
+  const cudaMemPool_t pool = detail::scratch_pool(device);
+  std::uint64_t reserved = 0;
+  REDUCELAB_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+  EXPECT_GE(reserved, rows * size * sizeof(float)) << "the rows' scratch is kept after the call";
+  release_workspaces();
+  REDUCELAB_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+  EXPECT_EQ(reserved, 0u) << "release_workspaces() gives it back";
+  const std::vector<float> again = columns_sum();
+  EXPECT_EQ(std::memcmp(again.data(), first.data(), size * sizeof(float)), 0) << "after release";
 }
 
 }  // namespace

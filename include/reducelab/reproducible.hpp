@@ -20,15 +20,19 @@
 //! only), then complete binary trees of adjacent pairs over the lanes of a tile and over the
 //! tiles. Every operation is one IEEE round-to-nearest addition or multiplication in sum_t<T>
 //! (f32 for f16 and bf16), never a fused multiply-add, and subnormals are kept.
-//! - The statistics but logsumexp are each the fixed-order sum above of a term f(x_i), with
-//!   scalar work before and after it, every step an IEEE round-to-nearest operation
-//!   (src/reduce/reproducible_stats.hpp):
+//! - The norms are each the fixed-order sum above of a term f(x_i), with scalar work before and
+//!   after it, every step an IEEE round-to-nearest operation (src/reduce/reproducible_stats.hpp):
 //!   norm ord 1: f = |x|; norm ord 2: f = x x (in double for f32 and bf16, whose squares are exact
 //!   there and never overflow; for f64 f = (s x)^2 with s a power of two chosen from max |x|, so
-//!   no square overflows or underflows), then the correctly rounded square root; var, std,
-//!   var_mean, std_mean: two passes, m = the gpu_to_gpu mean (the same bits as Op::mean), then
-//!   f = (x - m)^2, divided by max(0, n - correction) rounded to the accumulator, std its correctly
-//!   rounded square root, the mean of the pair m. logsumexp is one pass in the same lanes and
+//!   no square overflows or underflows), then the correctly rounded square root. var, std,
+//!   var_mean, std_mean are one pass in the same lanes and tiles: each lane takes its elements in
+//!   batches of 4 steps, centred on its tile's first element (their mean and squared deviations
+//!   from it), merged into the lane's group (count, mean, m2) and the lanes' groups in the tile's
+//!   tree by Chan's formula; the tiles' groups merge in the tiles' tree, each merge moving the
+//!   right group's mean to the left one's centre; var = m2 / max(0, n - correction) rounded to the
+//!   accumulator, std its correctly rounded square root; the mean of var_mean and std_mean is the
+//!   fixed-order sum over n (the same bits as Op::mean). (Until session 32, two passes: the mean,
+//!   then the sum of (x - mean)^2.) logsumexp is one pass in the same lanes and
 //!   tiles: each tile keeps a running max over batches of 4 steps (4 P elements), multiplies its
 //!   lane sums by exp(old - new) where a batch raises it, and adds exp(x - max) of each element
 //!   to its lane; a tile's pair (max, tree of its lane sums) merges with the others in the tiles'
@@ -55,7 +59,13 @@
 //! mode, for each result the bits of the whole-array gpu_to_gpu result of its segment alone:
 //! reproducible_reduce_cpu(r, dtype, h_x + begin, h_y + begin, length, h_out + s) computes it.
 //! So a row's result does not depend on the other rows, their number, where the row starts in
-//! memory, or the kernel the shape picks (src/reduce/reproducible_segments.cuh). Empty segments
+//! memory, or the kernel the shape picks (src/reduce/reproducible_segments.cuh). Strided axis
+//! reductions (columns, a middle axis, a transposed view: each result's reduced elements not one
+//! contiguous run) give each result the same: the whole-array gpu_to_gpu result of its reduced
+//! elements taken in row-major order of the reduced axes, which is what the CPU function computes
+//! over those elements copied out in that order (src/reduce/reproducible_strided.hpp). They move
+//! three times the bytes of the default's strided kernel: the elements are gathered into rows of
+//! scratch (at most 256 MB at a time, or one row), then the rows are read. Empty segments
 //! give the default mode's results (segmented.hpp). A ragged call whose offsets decrease
 //! somewhere reads that pair as an empty segment, as the default mode does, and the other
 //! segments keep their bits.
@@ -67,9 +77,8 @@
 //!   sequential sum's, nor another library's.
 //! - The values you pass: code of yours that computes the input with contracted multiply-adds, or
 //!   another compiler or flags, may give other input bits; the promise starts at the input.
-//! - Not yet (issue 14, left): strided axis reductions (columns: each result's reduced elements
-//!   not one contiguous run) and the list form (reduce_tensors) of every floating op that is not
-//!   order-free. They throw reducelab::Error in the gpu_to_gpu mode rather than give bits that
+//! - Not yet (issue 14, left): the list form (reduce_tensors) of every floating op that is not
+//!   order-free. It throws reducelab::Error in the gpu_to_gpu mode rather than give bits that
 //!   would not repeat. (norm takes ord 0, 1, 2, inf and -inf only, in both modes.)
 //! - The bits of a statistic against the default mode's: the default var is Welford/Chan in one
 //!   pass, logsumexp a running max with the hardware's exp; both are within their bounds of the
@@ -92,13 +101,15 @@
 //!   (squares exact), g_d for f16 (squares exact in float), g_{d+1} for f64 (rounded squares;
 //!   the scaled squares that underflow are those of elements under 2^-122 of max |x|, which move
 //!   the result by less than n 2^-244 of it).
-//! - var (two passes, Chan/Golub/LeVeque's two-pass algorithm in the fixed order): with S the
-//!   exact sum of (x_i - mean)^2 and m the computed mean, |sum - S| <= g_{d+3} (S + n (m -
-//!   mean)^2) + n (m - mean)^2, |m - mean| <= g_d sum |x_i| / n + u |m|, and var = sum / divisor
-//!   adds one rounding (u) and the divisor's (u, for n - correction > 2^24 in float). The error
-//!   of the mean enters squared: the result is accurate to about (d + 5) u relative for any mean,
-//!   however large against the spread (where a one-pass sum of squares would lose everything).
-//!   std: half var's relative error plus u.
+//! - var (one pass, Chan/Golub/LeVeque's pairwise merges of centred groups in the fixed order):
+//!   with M2 the exact sum of (x_i - mean)^2 and C = sum over tiles t of sum_{i in t} (x_i -
+//!   x_{first of t})^2 (the squares about the centres), |m2 - M2| <= g_{2d+10} (M2 + C) (first
+//!   order), and var = m2 / divisor adds one rounding (u) and the divisor's (u, for n -
+//!   correction > 2^24 in float). Every rounding is relative to the elements' distance from their
+//!   tile's first element, not to the mean: C is about 2 M2 for any mean, however large against
+//!   the spread (1e6 + N(0, 1) in f32), and grows only when a tile's first element lies far out.
+//!   Measured on the CPU tests' inputs: |m2 - M2| <= 1.6 u (M2 + C). The mean of the pairs is the
+//!   sum's (g_d sum |x_i| / n + u |mean|). std: half var's relative error plus u.
 //! - logsumexp: |r - exact| <= g_{5d} + u ln n + 2 u ln(sum) + u |r| (absolute, first order;
 //!   sum = the exact sum of exp(x_i - max)): each element's term has one exp (2.2 u relative: 1.1
 //!   ulp) and goes through at most d additions (u) and at most K/4 + log2(tiles) rescalings (an
@@ -106,13 +117,13 @@
 //!   differences of the maxima add up to u (max - x_i) relative, whose weighted mean is at most
 //!   ln n; log adds 2 u |ln(sum)|, the final addition u |r|. The max is exact.
 //!
-//! Cost: sum, dot, mean, norm ord 1, norm ord 2 of f32, f16 and bf16, and logsumexp read each
-//! input once, as the default mode. var, std, var_mean, std_mean and norm ord 2 of f64 read it
-//! twice (a first pass for the mean or max |x|): twice the bytes, so about twice the default's
-//! time where it is memory-bound. Measured on the H200 (docs/results/h200-reproducible.md): sum
-//! f32 +4% at 2^30, +6% at 2^27, +11% at 2^24, at most +1 us up to 2^20; var about 2x, the f32
-//! 2-norm (summed in double) 1.08-1.33x; logsumexp (an exp per element, compute-bound) 1.20-1.41x
-//! for f32, 1.28-1.38x for f64, 1.95-2.15x for f16 at 2^24..2^30 (session 31).
+//! Cost: sum, dot, mean, norm ord 1, norm ord 2 of f32, f16 and bf16, var, std, var_mean,
+//! std_mean and logsumexp read each input once, as the default mode. norm ord 2 of f64 reads it
+//! twice (a first pass for max |x|): twice the bytes, so about twice the default's time where it
+//! is memory-bound. Measured on the H200 (docs/results/h200-reproducible.md): sum
+//! f32 +4% at 2^30, +6% at 2^27, +11% at 2^24, at most +1 us up to 2^20; var about 2x in two
+//! passes (until session 32; the one pass is not measured yet), the f32 2-norm (summed in
+//! double) 1.08-1.33x; logsumexp (an exp per element, compute-bound) 1.20-1.41x for f32, 1.28-1.38x for f64, 1.95-2.15x for f16 at 2^24..2^30 (session 31).
 //! Along rows and over segments, against the default on the same shape (2^27 elements, 90a96fa):
 //! f32 sum -8..+10%, f32 dot -1..+8%, f64 dot -28..-1%, f64 sum +7..9% (rows of 256 and up) and
 //! +46..53% (rows of 8 and 32); ragged lists +0..+88% (segments that start anywhere in a 16-byte

@@ -28,8 +28,9 @@ Rules shared by every function (each docstring adds its own):
   whole-array sum, mean, var, std, var_mean, std_mean, norm (ord 1, 2), logsumexp, dot and
   item take ``determinism="gpu_to_gpu"`` (default ``"run_to_run"``): the same bits on every GPU,
   grid and pointer offset for the same input values and reducelab version, in a fixed order
-  (reducelab/reproducible.hpp; var, std and the f64 2-norm read the input twice).
-  Along a dim it raises ValueError for the ops whose result depends on the order.
+  (reducelab/reproducible.hpp; the f64 2-norm reads the input twice).
+  Along any dims each result has the bits of the whole-array result of its elements taken in
+  row-major order (columns gather them into rows first: three times the bytes).
 """
 
 import collections

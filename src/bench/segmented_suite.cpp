@@ -462,8 +462,18 @@ std::vector<Measurement> run_strided(const SuiteConfig& config, const AxisShape&
     add_cub(config, shape.reduced(), row,
             [&] { return make_cub_strided_reduce(config.op, config.dtype, walk, count); },
             candidates, rows);
-  if (config.production)
-    candidates.push_back(reduce_axes_candidate(config, shape, config.reduction()));
+  // The default mode, then (--determinism gpu_to_gpu) the fixed order, which gathers each
+  // chunk of results into rows first (reproducible_strided.hpp): its cost is that row over the
+  // default one.
+  const bool fixed_order = reducelab::detail::has_fixed_order(config.reduction(), config.dtype) &&
+                           !reducelab::detail::order_free(config.reduction(), config.dtype);
+  for (const bool reproducible : {false, true}) {
+    if (!config.production || (reproducible && !(config.gpu_to_gpu && fixed_order))) continue;
+    SegmentedCandidate candidate = reduce_axes_candidate(
+        config, shape, reproducible ? config.reduction().reproducible() : config.reduction());
+    if (reproducible) candidate.impl = "reducelab gpu_to_gpu";
+    candidates.push_back(candidate);
+  }
   check_then_time_all(config, in, refs, candidates, row, device, stream, progress, rows);
   return rows;
 }

@@ -121,11 +121,6 @@ void reduce_axes(Reduction r, DType dtype, const void* d_x, const void* d_y, con
   const AxisView view = canonicalize_axes(x, axes, out, positions_matter);
   const AxisPath path = plan_path(view);
   if (path == AxisPath::nothing) return;
-  if (fixed_order && path == AxisPath::strided)
-    reject("reduce_axes: " + std::string(info(op).name) + " of " + std::string(info(dtype).name) +
-           " in the gpu_to_gpu mode needs each result's reduced elements to be one contiguous "
-           "run in memory (rows, batches, the last axes of a contiguous tensor); strided "
-           "reductions such as columns have no fixed order yet (issue 14)");
   const int device = current_device();
   require_pointers(op, dtype, d_x, d_y, view.x_extent,
                    {d_out, view.out_extent, result_alignment(op, dtype), "out"}, device);
@@ -150,6 +145,12 @@ void reduce_axes(Reduction r, DType dtype, const void* d_x, const void* d_y, con
         break;
       }
       default:
+        if constexpr (is_floating_v<T>) {
+          if (fixed_order) {  // gathered into rows, then the rows' fixed order: the same bits
+            launch_reproducible_strided<T>(r, tx, ty, view, d_out, workspace, stream);
+            break;
+          }
+        }
         launch_axes<T>(r, tx, ty, view, d_out, workspace, stream);
     }
   });

@@ -69,15 +69,28 @@ __device__ __forceinline__ LseState<A> add(const LseState<A>& a, const LseState<
   return lse_merge(a, b);
 }
 
+// var's tiles (VarState, reproducible_stats.hpp) merge with var_merge, a its left operand: the
+// trees over tiles take their operands in index order (warp_tree below).
+template <class A>
+__device__ __forceinline__ VarState<A> add(const VarState<A>& a, const VarState<A>& b) {
+  return var_merge(a, b);
+}
+
 template <class A>
 struct is_lse_state : std::false_type {};
 template <class A>
 struct is_lse_state<LseState<A>> : std::true_type {};
+template <class A>
+struct is_var_state : std::false_type {};
+template <class A>
+struct is_var_state<VarState<A>> : std::true_type {};
 
 template <class A>
 __device__ __forceinline__ A identity() {
   if constexpr (is_lse_state<A>::value) {
     return lse_identity<typename A::value_type>();
+  } else if constexpr (is_var_state<A>::value) {
+    return var_identity<typename A::value_type>();
   } else {
     return -A(0);  // adding -0 changes nothing
   }
@@ -88,6 +101,8 @@ template <class A, class Shuffle>
 __device__ __forceinline__ A shuffled(const A& v, const Shuffle& shuffle) {
   if constexpr (is_lse_state<A>::value) {
     return {shuffle(v.m), shuffle(v.s)};
+  } else if constexpr (is_var_state<A>::value) {
+    return {shuffle(v.count), shuffle(v.shift), shuffle(v.mean), shuffle(v.m2), shuffle(v.sum)};
   } else {
     return shuffle(v);
   }
@@ -176,11 +191,23 @@ __device__ __forceinline__ A thread_tree(A (&v)[kN]) {
 
 // The complete tree of adjacent pairs over the 32 lanes' values; every lane gets the result
 // (lane 0 adds left + right at every level, as the order says; the others the same two values
-// the other way round, the same bits).
+// the other way round, the same bits). var's merge of tiles is not symmetric: there each lane
+// passes the lower lane's value as the left operand, so every lane merges the same two values
+// in the same order (tree_level: one level, lanes m apart).
+template <class A>
+__device__ __forceinline__ A tree_level(const A& s, int m) {
+  const A other = shfl_xor(s, m);
+  if constexpr (is_var_state<A>::value) {
+    return (threadIdx.x & static_cast<unsigned>(m)) != 0 ? add(other, s) : add(s, other);
+  } else {
+    return add(s, other);
+  }
+}
+
 template <class A>
 __device__ __forceinline__ A warp_tree(A s) {
 #pragma unroll
-  for (int m = 1; m < 32; m *= 2) s = add(s, shfl_xor(s, m));
+  for (int m = 1; m < 32; m *= 2) s = tree_level(s, m);
   return s;
 }
 
@@ -329,12 +356,205 @@ __device__ __forceinline__ LseState<S> lse_tile_partial(const ReproArgs<T>& a, s
   return {m, tree(s)};
 }
 
+// ---- var's tile (reproducible_stats.hpp: batches of 4 steps centred on the tile's first element)
+
+//! The tree of adjacent pairs over the thread's kC lanes, then over the warp's (__shfl_xor: the
+//! lanes' merge is symmetric), in every lane.
+template <int kC, class S>
+__device__ __forceinline__ VarState<S> var_lane_tree(VarState<S> (&v)[kC]) {
+#pragma unroll
+  for (int w = 1; w < kC; w *= 2) {
+#pragma unroll
+    for (int j = 0; j < kC; j += 2 * w) v[j] = var_merge_lanes(v[j], v[j + w]);
+  }
+  VarState<S> s = v[0];
+#pragma unroll
+  for (int m = 1; m < 32; m *= 2) s = var_merge_lanes(s, shfl_xor(s, m));
+  return s;
+}
+
+//! var_lane_tree for lanes that all hold `count` elements (interior tiles): the same merges, with
+//! each level's weights computed once (count 2^l count at level l: a power of two times the
+//! batch count, so no division) and only the means, the m2 and (kSum) the sums shuffled.
+template <bool kSum, int kC, class S>
+__device__ __forceinline__ VarState<S> var_lane_tree_uniform(S (&mean)[kC], S (&m2)[kC],
+                                                             S (&sum)[kC], double count) {
+#pragma unroll
+  for (int w = 1; w < kC; w *= 2) {
+    const VarWeights<S> weights = var_weights<S>(count, count);
+#pragma unroll
+    for (int j = 0; j < kC; j += 2 * w) {
+      var_merge_values(mean[j], m2[j], mean[j + w], m2[j + w], weights);
+      if constexpr (kSum) sum[j] = add(sum[j], sum[j + w]);
+    }
+    count += count;
+  }
+  S m = mean[0], q = m2[0], s = sum[0];
+#pragma unroll
+  for (int l = 1; l < 32; l *= 2) {
+    const VarWeights<S> weights = var_weights<S>(count, count);
+    const S m_b = __shfl_xor_sync(kFullMask, m, l);
+    const S q_b = __shfl_xor_sync(kFullMask, q, l);
+    if constexpr (kSum) s = add(s, __shfl_xor_sync(kFullMask, s, l));
+    var_merge_values(m, q, m_b, q_b, weights);
+    count += count;
+  }
+  return {count, S(0), m, q, s};
+}
+
+//! Merges a batch of 4 elements per lane (w[u][j]: lane j's element of step u) into the lanes'
+//! running groups of `count` elements each (the same count in every lane: interior tiles), as
+//! var_batch and var_merge_lanes do: the batch's mean by a product with 1/4, the weights once for
+//! the thread. With kSum, each lane's plain sum adds the elements one by one.
+template <bool kSum, int kC, class S>
+__device__ __forceinline__ void var_add_batch(S (&mean)[kC], S (&m2)[kC], S (&sum)[kC],
+                                              const S (&w)[kVarBatch][kC], S shift, double count) {
+  const VarWeights<S> weights = var_weights<S>(count, kVarBatch);
+#pragma unroll
+  for (int j = 0; j < kC; ++j) {
+    S c[kVarBatch];
+#pragma unroll
+    for (int u = 0; u < kVarBatch; ++u) {
+      c[u] = portable::sub(w[u][j], shift);
+      if constexpr (kSum) sum[j] = add(sum[j], w[u][j]);
+    }
+    const VarState<S> batch = var_batch(c, kVarBatch);
+    if (count == 0) {  // the same in every lane
+      mean[j] = batch.mean;
+      m2[j] = batch.m2;
+    } else {
+      var_merge_values(mean[j], m2[j], batch.mean, batch.m2, weights);
+    }
+  }
+}
+
+//! Tile t's group (count, its first element as the centre, mean, m2, and with kSum the lanes'
+//! plain sums in the sum's tree), in every lane of the warp. The aligned span as tile_partial
+//! reads it, a batch (4 vectors per lane) at a time; with an offset o, lane 0's first o
+//! components hold lanes P - o .. P - 1 one step late: their batch is vectors 1 .. 3 and the
+//! first vector of the next batch, which lane 0 loads ahead (after the last batch: the extra
+//! vector). Tiles whose span leaves [0, n) take each batch element by element, lanes in index
+//! order, each lane its own count.
+template <class T, class S, bool kSum>
+__device__ __forceinline__ VarState<S> var_tile_partial(const ReproArgs<T>& a, std::uint64_t t,
+                                                        unsigned lane) {
+  constexpr int kC = 16 / static_cast<int>(sizeof(T));
+  constexpr int kBatch = kVarBatch;
+  static_assert(kBatch == static_cast<int>(kMinSteps), "a tile is whole batches");
+  const std::uint64_t tile = a.steps * 32 * kC;
+  const std::uint64_t first = t * tile;
+  const unsigned o = a.offset;
+  const S shift = widen<S>(a.x[first]);
+  S mean[kC], m2[kC], sum[kC];
+  double count[kC];
+#pragma unroll
+  for (int j = 0; j < kC; ++j) {
+    mean[j] = S(0);
+    m2[j] = S(0);
+    sum[j] = -S(0);
+    count[j] = 0;
+  }
+  auto widened = [](const uint4& raw, S (&v)[kC]) {
+    const device::Vec16<T> vec = device::Vec16<T>::from(raw);
+#pragma unroll
+    for (int j = 0; j < kC; ++j) v[j] = widen<S>(vec.element[j]);
+  };
+
+  const bool interior = (o == 0 || t > 0) && first + tile + (o != 0 ? kC - o : 0) <= a.n;
+  VarState<S> lanes[kC];
+  if (interior) {
+    const T* xs = a.x + first - o;
+    double done = 0;  // elements of each lane so far
+    for (std::uint64_t k = 0; k < a.steps; k += kBatch) {
+      uint4 raw[kBatch];
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u)
+        raw[u] = device::load16<device::LoadHint::no_alloc>(xs + (lane + 32 * (k + u)) * kC);
+      S v[kBatch][kC];
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) widened(raw[u], v[u]);
+      if (o != 0) {  // the same in every lane
+        uint4 raw_ahead{};
+        if (lane == 0)
+          raw_ahead = device::load16<device::LoadHint::no_alloc>(xs + 32 * (k + kBatch) * kC);
+        S ahead[kC];
+        widened(raw_ahead, ahead);
+        S w[kBatch][kC];
+#pragma unroll
+        for (int j = 0; j < kC; ++j) {
+          const bool late = lane == 0 && j < static_cast<int>(o);
+#pragma unroll
+          for (int u = 0; u < kBatch; ++u)
+            w[u][j] = late ? (u + 1 < kBatch ? v[u + 1][j] : ahead[j]) : v[u][j];
+        }
+        var_add_batch<kSum>(mean, m2, sum, w, shift, done);
+      } else {
+        var_add_batch<kSum>(mean, m2, sum, v, shift, done);
+      }
+      done += kBatch;
+    }
+    if (o != 0) {
+#pragma unroll
+      for (int j = 0; j < kC; ++j) lanes[j] = {done, S(0), mean[j], m2[j], sum[j]};
+      rotate<kC>(lanes, o, lane, std::make_integer_sequence<int, kC - 1>{});
+#pragma unroll
+      for (int j = 0; j < kC; ++j) {
+        mean[j] = lanes[j].mean;
+        m2[j] = lanes[j].m2;
+        sum[j] = lanes[j].sum;
+      }
+    }
+    VarState<S> total = var_lane_tree_uniform<kSum>(mean, m2, sum, done);
+    total.shift = shift;
+    return total;
+  } else {
+    // Element by element: lane r's component j is lane r kC + j of the order (no rotation).
+    const std::uint64_t end = first + tile < a.n ? first + tile : a.n;
+    for (std::uint64_t k = 0; k < a.steps && first + k * 32 * kC < end; k += kBatch) {
+#pragma unroll
+      for (int j = 0; j < kC; ++j) {
+        S c[kBatch];
+        int present = 0;
+#pragma unroll
+        for (int u = 0; u < kBatch; ++u) {
+          const std::uint64_t i = first + (k + u) * 32 * kC + lane * kC + j;
+          c[u] = S(0);
+          if (i < end) {
+            const S v = widen<S>(a.x[i]);
+            c[u] = portable::sub(v, shift);
+            if constexpr (kSum) sum[j] = add(sum[j], v);
+            ++present;  // the present elements are the first ones
+          }
+        }
+        if (present > 0) {
+          const VarState<S> batch = var_batch(c, present);
+          if (count[j] == 0) {
+            mean[j] = batch.mean;
+            m2[j] = batch.m2;
+          } else {
+            var_merge_values(mean[j], m2[j], batch.mean, batch.m2,
+                             var_weights<S>(count[j], static_cast<double>(present)));
+          }
+          count[j] += present;
+        }
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < kC; ++j) lanes[j] = {count[j], S(0), mean[j], m2[j], sum[j]};
+  }
+  VarState<S> total = var_lane_tree(lanes);
+  total.shift = shift;
+  return total;
+}
+
 // The partial of tile t, in every lane of the warp: the fixed-order sum of f.apply(x, y).
 template <class T, class A, int kInputs, bool kYVector, class Term = PlainTerm<kInputs>>
 __device__ __forceinline__ A tile_partial(const ReproArgs<T>& a, std::uint64_t t, unsigned lane,
                                           const Term& f = Term{}) {
   if constexpr (is_lse_state<A>::value) {
     return lse_tile_partial<T, typename A::value_type>(a, t, lane);
+  } else if constexpr (is_var_state<A>::value) {
+    return var_tile_partial<T, typename A::value_type, Term::kSum>(a, t, lane);
   } else {
   constexpr int kC = 16 / static_cast<int>(sizeof(T));
   constexpr int kUnroll = 4;  // vectors in flight per thread and array, as the default kernel
@@ -504,10 +724,10 @@ __device__ __forceinline__ A fold_group(const A* tiles, unsigned count, A* slots
 // pair LseState and tile_partial is lse_tile_partial. The term binds once per thread (it may read
 // a first pass's scalar).
 //! Blocks of kBlock threads per SM the kernel is built for: 1,536 threads (40 registers), or
-//! 1,024 (64) for logsumexp's batches, whose values, sums and exp need more.
+//! 1,024 (64) for logsumexp's and var's batches, whose values and states need more.
 template <class A>
 constexpr int min_blocks(int block) {
-  return (is_lse_state<A>::value ? 1024 : 1536) / block;
+  return (is_lse_state<A>::value || is_var_state<A>::value ? 1024 : 1536) / block;
 }
 
 template <class T, class A, int kInputs, int kBlock, bool kYVector, class Term, class Epilogue>

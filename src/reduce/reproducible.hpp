@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdint>
 
 #include "reduce/workspace.hpp"
 #include "reducelab/dtype.hpp"
@@ -58,12 +59,24 @@ void launch_reproducible_segments(const Reduction& r, const T* x, const T* y,
                                   void* d_out, std::size_t out_stride,
                                   const WorkspaceView& workspace, cudaStream_t stream);
 
+struct AxisView;
+
+//! Launches the fixed-order r (has_fixed_order) over a canonical strided view of floating T with
+//! at least one result (reproducible_strided.hpp): each result the whole-array gpu_to_gpu result
+//! of its reduced elements in row-major order of the reduced axes, written where the view's
+//! output puts it.
+template <class T>
+void launch_reproducible_strided(const Reduction& r, const T* x, const T* y, const AxisView& view,
+                                 void* d_out, const WorkspaceView& workspace, cudaStream_t stream);
+
 //! For tests only: a grid and a block size the fixed-order kernel uses instead of its own
-//! (0: the library's choice; block: 128, 256 or 512). Not thread-safe; the results must not
-//! change with it (that is what the tests check).
+//! (0: the library's choice; block: 128, 256 or 512), and the bytes a strided call gathers per
+//! chunk (0: kStridedGatherBytes). Not thread-safe; the results must not change with it (that is
+//! what the tests check).
 struct ReproducibleLaunch {
   unsigned grid = 0;
   int block = 0;
+  std::uint64_t gather_bytes = 0;
 };
 void set_reproducible_launch(ReproducibleLaunch launch);
 ReproducibleLaunch reproducible_launch();

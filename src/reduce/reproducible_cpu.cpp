@@ -56,29 +56,14 @@ A canonical(A v) {
   return v;
 }
 
-// The trees' "addition": IEEE addition, or lse_merge for logsumexp's tile pairs.
-struct Plus {
-  template <class A>
-  A operator()(A a, A b) const { return a + b; }
-  template <class A>
-  static A identity() { return -A(0); }
-};
-struct LseMerge {
-  template <class A>
-  detail::repro::LseState<A> operator()(const detail::repro::LseState<A>& a,
-                                        const detail::repro::LseState<A>& b) const {
-    return detail::repro::lse_merge(a, b);
-  }
-  template <class S>
-  static S identity() { return detail::repro::lse_identity<typename S::value_type>(); }
-};
-
-// The complete tree of adjacent pairs over v, padded with the identity to a power of two.
-template <class A, class Merge = Plus>
-A pairwise(std::vector<A>& v, Merge merge = {}) {
+// The complete tree of adjacent pairs over v, padded with `identity` to a power of two; `merge`
+// is the trees' "addition": lse_merge for logsumexp's tile pairs, var_merge_lanes and var_merge
+// for var's groups, or (the second form) IEEE addition, padded with -0.
+template <class A, class Merge>
+A pairwise(std::vector<A>& v, Merge merge, A identity) {
   std::size_t size = 1;
   while (size < v.size()) size *= 2;
-  v.resize(size, Merge::template identity<A>());
+  v.resize(size, identity);
   for (; size > 1; size /= 2) {
     for (std::size_t j = 0; j < size / 2; ++j) {
       const A left = v[2 * j];
@@ -87,6 +72,10 @@ A pairwise(std::vector<A>& v, Merge merge = {}) {
     }
   }
   return v[0];
+}
+template <class A>
+A pairwise(std::vector<A>& v) {
+  return pairwise(v, [](A a, A b) { return a + b; }, -A(0));
 }
 
 // The fixed-order sum of f(i) (the term of element i, in A) over [0, n), n >= 1.
@@ -145,7 +134,45 @@ detail::repro::LseState<A> logsumexp_order(const T* x, std::size_t n) {
     }
     tiles[t] = {m, pairwise(lanes)};
   }
-  return pairwise(tiles, LseMerge{});
+  return pairwise(tiles, &repro::lse_merge<A>, repro::lse_identity<A>());
+}
+
+// var's one-pass order (reproducible_stats.hpp): per tile, each lane's batches of 4 steps
+// centred on the tile's first element and merged into the lane, the lanes' tree, then the tiles'
+// tree; beside it each lane's plain sum, element by element as the sum's. n >= 1.
+template <class T, class A>
+detail::repro::VarState<A> var_order(const T* x, std::size_t n) {
+  namespace repro = detail::repro;
+  constexpr std::size_t kBatch = repro::kVarBatch;
+  static_assert(kBatch == repro::kMinSteps, "a tile is whole batches");
+  const Plan plan = plan_for(sizeof(T), n);
+  std::vector<repro::VarState<A>> tiles(plan.tiles);
+  std::vector<repro::VarState<A>> lanes(plan.lanes);
+  std::vector<A> sums(plan.lanes);
+  for (std::size_t t = 0; t < plan.tiles; ++t) {
+    lanes.assign(plan.lanes, repro::var_identity<A>());
+    sums.assign(plan.lanes, -A(0));
+    const std::size_t first = t * plan.tile;
+    const A shift = widen<A>(x[first]);
+    for (std::size_t b = 0; b < plan.steps / kBatch; ++b) {
+      for (std::size_t l = 0; l < plan.lanes; ++l) {
+        A c[kBatch] = {};
+        int k = 0;
+        for (std::size_t m = b * kBatch; m < (b + 1) * kBatch; ++m) {
+          const std::size_t i = first + m * plan.lanes + l;
+          if (i >= n) break;
+          const A v = widen<A>(x[i]);
+          c[k++] = v - shift;
+          sums[l] = sums[l] + v;
+        }
+        if (k > 0) lanes[l] = repro::var_merge_lanes(lanes[l], repro::var_batch(c, k));
+      }
+    }
+    for (std::size_t l = 0; l < plan.lanes; ++l) lanes[l].sum = sums[l];
+    tiles[t] = pairwise(lanes, &repro::var_merge_lanes<A>, repro::var_identity<A>());
+    tiles[t].shift = shift;
+  }
+  return pairwise(tiles, &repro::var_merge<A>, repro::var_identity<A>());
 }
 
 template <class T, class A>
@@ -206,12 +233,9 @@ void compute_statistic(const Reduction& r, const T* x, std::size_t n, void* h_ou
       return;
     }
     case Op::var: case Op::std: case Op::var_mean: case Op::std_mean: {
-      const A mean = canonical(fixed_order_sum<T, A>(x, nullptr, n) / static_cast<A>(n));
-      const A s = fixed_order_sum_of<A>(sizeof(T), n, [&](std::size_t i) {
-        const A d = widen<A>(x[i]) - mean;
-        return d * d;
-      });
-      A value = repro::finish_var(s, repro::var_divisor<A>(n, r.correction));
+      const repro::VarState<A> total = var_order<T, A>(x, n);
+      const A mean = canonical(total.sum / static_cast<A>(n));  // the gpu_to_gpu mean's bits
+      A value = repro::finish_var(total.m2, repro::var_divisor<A>(n, r.correction));
       if (r.op == Op::std || r.op == Op::std_mean) value = portable::sqrt_rn(value);
       value = canonical(value);
       if (r.op == Op::var_mean || r.op == Op::std_mean) {

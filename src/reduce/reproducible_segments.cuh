@@ -31,13 +31,14 @@
 // the workspace, segment_long_kernel then reads nothing, and segment_fold_kernel gives each long
 // segment to one warp, whole.
 //
-// The term f(x) (sum, dot, |x|, x x, (x - mean)^2, logsumexp's pair (x, 1)) binds per segment
-// (at(s)), the epilogue writes segment s's result from its total (reproducible_stats.cuh has the
-// terms).
+// The term f(x) (sum, dot, |x|, x x; logsumexp and var hold the elements, in batches) binds per
+// segment (at(s)), the epilogue writes segment s's result from its total (reproducible_stats.cuh
+// has the terms).
 
 #include <cstddef>
 #include <cstdint>
 #include <cuda/atomic>
+#include <type_traits>
 
 #include "reduce/reproducible.cuh"
 #include "reduce/reproducible_stats.cuh"
@@ -212,16 +213,20 @@ __device__ __forceinline__ bool is_long(std::uint64_t length, std::uint64_t tile
 //! and that never reaches the result (the segment's sum is at least 1, its max's own term, when
 //! the max is finite; the max alone gives the result when it is not). So the bits are those of
 //! the order, where an absent element is no element.
+//! var holds its elements widened too (centred on the segment's first, batch by batch); an
+//! absent element is 0 there, and the kernels count the present ones (var_team_partial).
 template <class A>
 struct ValueOf { using type = A; };
 template <class S>
 struct ValueOf<LseState<S>> { using type = S; };
+template <class S>
+struct ValueOf<VarState<S>> { using type = S; };
 template <class A>
 using value_t = typename ValueOf<A>::type;
 
 template <class A, class T, class F>
 __device__ __forceinline__ value_t<A> element_value(const F& f, T x, T y) {
-  if constexpr (is_lse_state<A>::value) {
+  if constexpr (is_lse_state<A>::value || is_var_state<A>::value) {
     return widen<value_t<A>>(x);
   } else {
     return f.template apply<A>(x, y);
@@ -232,9 +237,58 @@ template <class A>
 __device__ __forceinline__ value_t<A> absent_value() {
   if constexpr (is_lse_state<A>::value) {
     return -portable::infinity<value_t<A>>();
+  } else if constexpr (is_var_state<A>::value) {
+    return value_t<A>(0);
   } else {
     return identity<A>();
   }
+}
+
+//! Whether var's bound term (VarTerm, const or not) keeps the plain sum (var_mean, std_mean).
+template <class F>
+struct VarSumOf : std::false_type {};
+template <bool kSum>
+struct VarSumOf<VarTerm<kSum>> : std::bool_constant<kSum> {};
+template <class F>
+inline constexpr bool var_sum_of = VarSumOf<std::remove_cv_t<std::remove_reference_t<F>>>::value;
+static_assert(var_sum_of<const VarTerm<true>> && var_sum_of<VarTerm<true>&> &&
+              !var_sum_of<VarTerm<false>> && !var_sum_of<PlainTerm<1>>);
+
+//! var's group of a segment of one batch (reproducible_stats.hpp): v[u][j] is the element of step
+//! u of lane j of the thread's part of the order, present for u < present[j] (the present steps
+//! are the first ones); `team` lanes share the segment, whose first element is `shift`. Each
+//! lane's batch, the thread's tree and the team's (the lanes' merge is symmetric): the segment's
+//! group, in every lane of the team.
+template <bool kSum, int kB, int kC, class S>
+__device__ __forceinline__ VarState<S> var_team_partial(const S (&v)[kB][kC],
+                                                        const int (&present)[kC], S shift,
+                                                        unsigned team) {
+  static_assert(kB <= kVarBatch, "one batch");
+  VarState<S> lanes[kC];
+#pragma unroll
+  for (int j = 0; j < kC; ++j) {
+    S c[kVarBatch];
+    S sum = -S(0);
+#pragma unroll
+    for (int u = 0; u < kVarBatch; ++u) {
+      c[u] = S(0);
+      if (u < kB && u < present[j]) {
+        c[u] = portable::sub(v[u][j], shift);
+        if constexpr (kSum) sum = add(sum, v[u][j]);
+      }
+    }
+    lanes[j] = present[j] > 0 ? var_batch(c, present[j]) : var_identity<S>();
+    lanes[j].sum = sum;
+  }
+#pragma unroll
+  for (int w = 1; w < kC; w *= 2) {
+#pragma unroll
+    for (int j = 0; j < kC; j += 2 * w) lanes[j] = var_merge_lanes(lanes[j], lanes[j + w]);
+  }
+  VarState<S> s = lanes[0];
+  for (unsigned m = 1; m < team; m *= 2) s = var_merge_lanes(s, shfl_xor(s, static_cast<int>(m)));
+  s.shift = shift;
+  return s;
 }
 
 //! The values (element_value) of elements [first, first + kC) of a segment of `length` elements
@@ -333,6 +387,18 @@ __device__ __forceinline__ A team_partial(const T* xs, const T* ys, std::uint64_
   }
   if constexpr (is_lse_state<A>::value) {
     return lse_batch_partial(v, team);  // one batch
+  } else if constexpr (is_var_state<A>::value) {
+    int present[kC];
+#pragma unroll
+    for (int j = 0; j < kC; ++j) {
+      present[j] = 0;
+#pragma unroll
+      for (int k = 0; k < static_cast<int>(kMinSteps); ++k)
+        if (k * kP + rank * kC + j < length) ++present[j];
+    }
+    const unsigned leader = (threadIdx.x & 31) & ~(team - 1);  // rank 0: element 0
+    const value_t<A> shift = __shfl_sync(kFullMask, v[0][0], leader);
+    return var_team_partial<var_sum_of<F>>(v, present, shift, team);
   } else {
     A acc[kC];
 #pragma unroll
@@ -372,8 +438,7 @@ __device__ __forceinline__ A tiles_partial(const ReproArgs<T>& r, std::uint64_t 
       const A partial = tile_partial<T, A, kInputs, kYVector>(r, t, lane, f);
       if (lane == static_cast<unsigned>(t - first)) mine = partial;
     }
-    for (std::uint64_t m = 1; m < end - first; m *= 2)
-      mine = add(mine, shfl_xor(mine, static_cast<int>(m)));
+    for (std::uint64_t m = 1; m < end - first; m *= 2) mine = tree_level(mine, static_cast<int>(m));
     return mine;
   }
   TreeStack<A> stack;
@@ -444,7 +509,18 @@ __global__ void __launch_bounds__(kSegmentBlock)
 #pragma unroll
         for (int u = 0; u < kRowBatch; ++u) {
           const std::uint64_t s = (group + u) * per_warp + (lane >> a.team_log2);
-          const A partial = row_partial<A>(v[u], team);
+          A partial;
+          if constexpr (is_var_state<A>::value) {
+            int present[kC];
+#pragma unroll
+            for (int j = 0; j < kC; ++j)
+              present[j] = s < list.count && rank * kC + j < list.size ? 1 : 0;
+            const value_t<A> shift = __shfl_sync(kFullMask, v[u][0], lane & ~(team - 1));
+            partial = var_team_partial<var_sum_of<decltype(term.at(0))>>(
+                reinterpret_cast<const value_t<A>(&)[1][kC]>(v[u]), present, shift, team);
+          } else {
+            partial = row_partial<A>(v[u], team);
+          }
           if (s < list.count && rank == 0) epilogue(s, list.size, partial);
         }
       }
@@ -512,7 +588,17 @@ __global__ void __launch_bounds__(kSegmentBlock)
         v[i] = static_cast<std::uint64_t>(i) < range.length
                    ? element_value<A>(f, xs[i], kInputs == 2 ? ys[i] : T{})
                    : absent_value<A>();
-      epilogue(s, range.length, row_partial<A>(v, 1));
+      if constexpr (is_var_state<A>::value) {
+        int present[kThreadMax];
+#pragma unroll
+        for (int i = 0; i < static_cast<int>(kThreadMax); ++i)
+          present[i] = static_cast<std::uint64_t>(i) < range.length ? 1 : 0;
+        epilogue(s, range.length,
+                 var_team_partial<var_sum_of<decltype(f)>>(
+                     reinterpret_cast<const value_t<A>(&)[1][kThreadMax]>(v), present, v[0], 1));
+      } else {
+        epilogue(s, range.length, row_partial<A>(v, 1));
+      }
     }
     // The rest by the whole warp, one at a time.
     unsigned pending = __ballot_sync(kFullMask, s < list.count && range.length > kThreadMax);
@@ -730,15 +816,6 @@ struct SameTerm {
 // The first pass's per-segment scalars lie `stride` elements apart (in the output itself where
 // they fit: each segment reads its own before its result overwrites it, in the same thread or,
 // for chunked segments, in an earlier kernel).
-template <class A>
-struct SegmentDeviation {  // var family: (x - mean_s)^2, mean_s from the first pass
-  const A* means;
-  std::uint64_t stride;
-  __device__ __forceinline__ DeviationTerm<A> at(std::uint64_t s) const {
-    return {nullptr, load_partial(means + s * stride)};
-  }
-};
-
 struct SegmentScaledSquare {  // f64 norm ord 2: (s x)^2 with s from max |x| of the segment
   const double* max_abs;
   std::uint64_t stride;
@@ -750,14 +827,14 @@ struct SegmentScaledSquare {  // f64 norm ord 2: (s x)^2 with s from max |x| of 
 //! What a segment's result is, from its total: every op of the mode. `kind` picks the finish.
 template <class A, class T>
 struct SegmentEpilogue {
-  enum Kind : int { plain, norm1, norm2, var };
+  enum Kind : int { plain, norm1, norm2 };
   void* out;
   std::uint64_t out_stride;  // results
   Kind kind;
   Op op;
   double correction;
   bool to_float;           // norm2 of f32 and bf16 (summed in double): the root as float
-  const void* first_pass;  // var: A means; f64 norm2: double max |x|
+  const void* first_pass;  // f64 norm2: double max |x|
   std::uint64_t first_stride;  // elements of the first pass's type from one segment's to the next
 
   __device__ __forceinline__ void operator()(std::uint64_t s, std::uint64_t n, A total) const {
@@ -784,19 +861,31 @@ struct SegmentEpilogue {
         }
         return;
       }
-      case var: {
-        const double d = static_cast<double>(n) - correction;
-        A value = finish_var(total, static_cast<A>(d > 0 ? d : 0.0));
-        if (op == Op::std || op == Op::std_mean) value = portable::sqrt_rn(value);
-        value = canonical(value);
-        if (op == Op::var_mean || op == Op::std_mean) {
-          put(out, at, StatPair<A>{value, load_partial(static_cast<const A*>(first_pass) +
-                                                        s * first_stride)});
-        } else {
-          put<A>(out, at, value);
-        }
-        return;
-      }
+    }
+  }
+};
+
+//! var, std, var_mean and std_mean from a segment's group (one pass): m2 over max(0, n -
+//! correction), and for the pairs the plain sum over n (the gpu_to_gpu mean's bits); an empty
+//! segment gives 0 / 0, NaN, as the default mode.
+template <class A>
+struct SegmentVarEpilogue {
+  void* out;
+  std::uint64_t out_stride;
+  Op op;
+  double correction;
+  __device__ __forceinline__ void operator()(std::uint64_t s, std::uint64_t n,
+                                             const VarState<A>& total) const {
+    const std::uint64_t at = s * out_stride;
+    const double d = static_cast<double>(n) - correction;
+    A value = finish_var(n == 0 ? A(0) : total.m2, static_cast<A>(d > 0 ? d : 0.0));
+    if (op == Op::std || op == Op::std_mean) value = portable::sqrt_rn(value);
+    value = canonical(value);
+    if (op == Op::var_mean || op == Op::std_mean) {
+      const A mean = canonical(divide(n == 0 ? A(0) : total.sum, static_cast<A>(n)));
+      put(out, at, StatPair<A>{value, mean});
+    } else {
+      put<A>(out, at, value);
     }
   }
 };

@@ -178,9 +178,8 @@ void launch_reproducible_segments(const Reduction& r, const T* x, const T* y,
   const SegmentList segments{offsets, wide_offsets, num_segments, segment_size, pitch};
   const SegmentCall<T> call{x, y, segments, ws, stream};
   using Epi = SegmentEpilogue<S, T>;
-  // The first passes (var's means, f64 norm2's max |x|) write each segment's scalar into the
-  // output, in the segment's own result slot (the second pass's result overwrites it; var_mean
-  // and std_mean keep it as their mean): no memory besides.
+  // The first pass (f64 norm2's max |x|) writes each segment's scalar into the output, in the
+  // segment's own result slot (the second pass's result overwrites it): no memory besides.
   auto first_pass = [&](const Reduction& pass, void* out, std::size_t stride) {
     if (wide_offsets) {
       first_pass_default<T, std::int64_t>(pass, x, segments, out, stride, ws, stream);
@@ -223,15 +222,14 @@ void launch_reproducible_segments(const Reduction& r, const T* x, const T* y,
       return;
     }
     case Op::var: case Op::std: case Op::var_mean: case Op::std_mean: {
-      // The gpu_to_gpu mean of each segment first, into its result slot (a pair's mean).
-      const bool pair = r.op == Op::var_mean || r.op == Op::std_mean;
-      S* means = static_cast<S*>(d_out) + (pair ? 1 : 0);
-      const std::size_t stride = pair ? 2 * out_stride : out_stride;
-      call.template run<S, 1, true>(SameTerm<PlainTerm<1>>{},
-                                    Epi{means, stride, Epi::plain, Op::mean, 0, false, nullptr, 0});
-      call.template run<S, 1, true>(
-          SegmentDeviation<S>{means, stride},
-          Epi{d_out, out_stride, Epi::var, r.op, r.correction, false, means, stride});
+      // One pass: each segment's groups merged in its order, the plain sum beside them for the
+      // pairs' mean (reproducible_stats.hpp).
+      const SegmentVarEpilogue<S> epilogue{d_out, out_stride, r.op, r.correction};
+      if (r.op == Op::var_mean || r.op == Op::std_mean) {
+        call.template run<VarState<S>, 1, true>(SameTerm<VarTerm<true>>{}, epilogue);
+      } else {
+        call.template run<VarState<S>, 1, true>(SameTerm<VarTerm<false>>{}, epilogue);
+      }
       return;
     }
     case Op::logsumexp:

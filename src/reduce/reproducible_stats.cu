@@ -56,13 +56,14 @@ void launch_reproducible_stats(const Reduction& r, const T* x, std::size_t n, vo
       return;
     }
     case Op::var: case Op::std: case Op::var_mean: case Op::std_mean: {
-      // The gpu_to_gpu mean first, into the scalar slot.
-      launch_reproducible<T>(Reduction(Op::mean).reproducible(), x, nullptr, n, scalar, ws,
-                             stream);
-      launch_term<T, S>(args, repro::DeviationTerm<S>{scalar, S(0)},
-                        repro::VarEpilogue<S>{d_out, scalar, repro::var_divisor<S>(n, r.correction),
-                                            r.op},
-                        ws, stream);
+      // One pass: the groups (count, centre, mean, m2) merged in the fixed order, and for the
+      // pairs the plain sum beside them (reproducible_stats.hpp).
+      const repro::VarEpilogue<S> epilogue{d_out, n, repro::var_divisor<S>(n, r.correction), r.op};
+      if (r.op == Op::var_mean || r.op == Op::std_mean) {
+        launch_term<T, repro::VarState<S>>(args, repro::VarTerm<true>{}, epilogue, ws, stream);
+      } else {
+        launch_term<T, repro::VarState<S>>(args, repro::VarTerm<false>{}, epilogue, ws, stream);
+      }
       return;
     }
     case Op::logsumexp: {

@@ -55,16 +55,11 @@ struct ScaledSquareTerm {  // norm ord 2, f64: (s x)^2, s = norm2_scale(max |x|)
   }
 };
 
-template <class A>
-struct DeviationTerm {  // var, std, var_mean, std_mean: (x - mean)^2
-  const void* mean_at;  // A, from the first pass (the gpu_to_gpu mean)
-  A mean;
-  __device__ DeviationTerm bind() const { return {mean_at, load_scalar<A>(mean_at)}; }
-  template <class R, class T>
-  __device__ __forceinline__ R apply(T x, T) const {
-    const A d = sub(widen<A>(x), mean);
-    return mul(d, d);
-  }
+template <bool kWithSum>
+struct VarTerm {  // var's one pass (var_tile_partial): names the op; kSum: var_mean and std_mean,
+                  // whose mean is the plain sum's
+  static constexpr bool kSum = kWithSum;
+  __device__ VarTerm bind() const { return *this; }
 };
 
 struct LseTerm {  // logsumexp: names the op; the kernels read the elements themselves
@@ -98,15 +93,16 @@ struct NormEpilogue {  // ord 1: the sum; ord 2: its square root, unscaled, as O
 template <class A>
 struct VarEpilogue {
   void* out;
-  const void* mean_at;
+  std::uint64_t n;
   A divisor;  // var_divisor(n, correction)
   Op op;
-  __device__ void operator()(A total) const {
-    A value = finish_var(total, divisor);
+  __device__ void operator()(const VarState<A>& total) const {
+    A value = finish_var(total.m2, divisor);
     if (op == Op::std || op == Op::std_mean) value = portable::sqrt_rn(value);
     value = canonical(value);
     if (op == Op::var_mean || op == Op::std_mean) {
-      put(out, 0, StatPair<A>{value, load_scalar<A>(mean_at)});  // the mean: canonical already
+      // The mean: the plain sum over n, as Op::mean (ResultEpilogue) gives it.
+      put(out, 0, StatPair<A>{value, canonical(divide(total.sum, static_cast<A>(n)))});
     } else {
       put<A>(out, 0, value);
     }

@@ -1,8 +1,9 @@
 #pragma once
-// The gpu_to_gpu statistics (issue 14): norm of ord 1 and 2, var, std, var_mean and std_mean, each
-// "the fixed-order sum (reproducible_plan.hpp) of a term f(x_i)", with scalar work before it (an
-// order-free max |x|, or the fixed-order mean) and after it (a division, a square root); and
-// logsumexp, one pass in the same lanes and tiles with a running max (below), then a log. This
+// The gpu_to_gpu statistics (issue 14): norm of ord 1 and 2, each "the fixed-order sum
+// (reproducible_plan.hpp) of a term f(x_i)", with scalar work before it (an order-free max |x|)
+// and after it (a square root); var, std, var_mean and std_mean, one pass of centred batches and
+// Chan's merges in the same lanes and tiles (below); and logsumexp, one pass in the same lanes
+// and tiles with a running max (below), then a log. This
 // header holds what the GPU (reproducible_stats.cuh) and the CPU function (reproducible_cpu.cpp)
 // must share bit for bit: the choice of the terms and accumulators, and the scalar work, written
 // once as __host__ __device__ code in portable_math.hpp's operations.
@@ -15,10 +16,16 @@
 //   above 2^511 and lose bits below 2^-511, so an order-free first pass finds m = max |x| (the
 //   default kernel of norm ord inf), and f(x) = (s x)^2 with s a power of two chosen from m
 //   alone (norm2_scale): s x is exact, and so is the scaling back.
-// - var, std, var_mean, std_mean: two passes. The fixed-order mean m (the gpu_to_gpu mean, the
-//   same bits as Op::mean), then f(x) = (x - m)^2 in sum_t<T>, divided by max(0, n - correction)
-//   rounded to sum_t<T>; std is the correctly rounded square root of var. The mean written by
-//   var_mean and std_mean is m.
+// - var, std, var_mean, std_mean: one pass (since session 32; two passes before: the mean, then
+//   the sum of (x - mean)^2), in sum_t<T>. Tile t's centre is its first element K = x[t E]. Each
+//   lane takes its elements in batches of 4 steps (kMinSteps), batch b being steps 4b .. 4b + 3
+//   (those < n): var_batch centres them (x - K), takes their mean and the sum of squared
+//   deviations from it, and var_merge_lanes merges the batch into the lane's running group. The
+//   lanes' groups merge in the tile's tree of adjacent pairs (var_merge_lanes, symmetric), the
+//   tiles' groups in the tiles' tree (var_merge: Chan's formula, the right group's mean moved to
+//   the left one's centre). var = m2 / max(0, n - correction) rounded to sum_t<T>, std its
+//   correctly rounded square root. Beside the groups each lane adds its elements one by one, as
+//   the sum does, so the mean var_mean and std_mean write (that sum over n) is Op::mean's bits.
 // - logsumexp: one pass, in the order's lanes and tiles, over batches of 4 steps (kMinSteps):
 //   batch b of a tile holds its elements [t E + 4 b P, t E + 4 b P + 4 P). Each tile keeps a
 //   running max M (from -inf) and P lane sums (from -0). For each batch: M' = the max of M and
@@ -39,6 +46,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "reduce/portable_math.hpp"
@@ -99,6 +107,150 @@ inline A var_divisor(std::uint64_t n, double correction) {
 template <class A>
 REDUCELAB_HD A finish_var(A squares, A divisor) {
   return portable::div(squares, divisor);
+}
+
+// ---- var, std, var_mean, std_mean: one pass (session 32) ---------------------------------------
+
+//! A group of elements in var's order: their count (exact: counts are integers far below 2^53),
+//! the centre their mean is taken from (`shift`: the first element of their tile), their mean
+//! minus the centre, the sum of their squared deviations from their mean, and their plain sum
+//! in the sum's order (for the mean var_mean and std_mean write: the gpu_to_gpu mean's bits). No
+//! elements: count 0, and the merges below return the other side unchanged.
+template <class A>
+struct VarState {
+  using value_type = A;
+  double count;
+  A shift;
+  A mean;
+  A m2;
+  A sum;
+};
+
+template <class A>
+REDUCELAB_HD VarState<A> var_identity() {
+  return {0.0, A(0), A(0), A(0), -A(0)};
+}
+
+//! Elements per batch of a lane: kMinSteps steps.
+inline constexpr int kVarBatch = 4;
+
+//! A batch of k (1..4) elements of one lane, centred on the tile's first element: c[i] = x_i -
+//! shift, their sum in the tree ((c0 + c1) + (c2 + c3)) (an absent element is -0, so k = 3 gives
+//! (c0 + c1) + c2), its mean s / k (exact for k = 1, 2, 4), and the same tree over (c[i] -
+//! mean)^2. The sum of the batch's elements is not here: a lane adds them one by one, as the sum.
+template <class A>
+REDUCELAB_HD VarState<A> var_batch(const A (&c)[kVarBatch], int k) {
+  using namespace portable;
+  const A absent = -A(0);
+  const A v1 = k > 1 ? c[1] : absent;
+  const A v2 = k > 2 ? c[2] : absent;
+  const A v3 = k > 3 ? c[3] : absent;
+  const A s = add(add(c[0], v1), add(v2, v3));
+  // s / k: a product with 1 / k (exact for 1, 2, 4: no division on the GPU), a division for 3.
+  const A mean = k == 3 ? div(s, A(3)) : mul(s, k == 4 ? A(0.25) : k == 2 ? A(0.5) : A(1));
+  auto square = [&](A v) {
+    const A d = sub(v, mean);
+    return mul(d, d);
+  };
+  const A e1 = k > 1 ? square(c[1]) : absent;
+  const A e2 = k > 2 ? square(c[2]) : absent;
+  const A e3 = k > 3 ? square(c[3]) : absent;
+  return {static_cast<double>(k), A(0), mean, add(add(square(c[0]), e1), add(e2, e3)), -A(0)};
+}
+
+//! The weights of a merge of two groups of one tile with counts n_a and n_b: n_a, n_b, q = 1 / n
+//! and n_a n_b q, each rounded once (the counts are exact integers).
+template <class A>
+struct VarWeights {
+  A na, nb, q, w2;
+};
+//! A count's bits (counts are doubles holding exact integers).
+REDUCELAB_HD long long count_bits(double n) {
+#if defined(__CUDA_ARCH__)
+  return __double_as_longlong(n);
+#else
+  long long bits;
+  std::memcpy(&bits, &n, sizeof bits);
+  return bits;
+#endif
+}
+//! Whether a count n >= 1 is a power of two (no fraction bits).
+REDUCELAB_HD bool is_power_of_two(double n) { return (count_bits(n) & ((1LL << 52) - 1)) == 0; }
+
+//! 1 / n rounded once, for a count n >= 1: a power of two's is exact, 2^-e, and is built from
+//! n's exponent without a division (every merge of two complete subtrees of a tile or of the
+//! tiles' tree is one); other counts divide. The same bits either way.
+template <class A>
+REDUCELAB_HD A count_reciprocal(double n) {
+  const long long bits = count_bits(n);
+  if (is_power_of_two(n)) {
+    // n = 2^e: bits = (1023 + e) 2^52, and 2^-e's are (1023 - e) 2^52.
+    const long long inverse = (2046LL << 52) - bits;
+#if defined(__CUDA_ARCH__)
+    return static_cast<A>(__longlong_as_double(inverse));
+#else
+    double q;
+    std::memcpy(&q, &inverse, sizeof q);
+    return static_cast<A>(q);
+#endif
+  }
+  return portable::div(A(1), static_cast<A>(n));
+}
+
+template <class A>
+REDUCELAB_HD VarWeights<A> var_weights(double na, double nb) {
+  using namespace portable;
+  const A a = static_cast<A>(na);
+  const A b = static_cast<A>(nb);
+  const A q = count_reciprocal<A>(na + nb);
+  return {a, b, q, mul(mul(a, b), q)};
+}
+
+//! The merged mean and m2 of two groups of one tile: (n_a mean_a + n_b mean_b) q and (m2_a + m2_b)
+//! + d^2 (n_a n_b q), d = mean_b - mean_a. Symmetric in the two groups, bit for bit.
+template <class A>
+REDUCELAB_HD void var_merge_values(A& mean, A& m2, A mean_b, A m2_b, const VarWeights<A>& w) {
+  using namespace portable;
+  const A d = sub(mean_b, mean);
+  const A merged = mul(add(mul(w.na, mean), mul(w.nb, mean_b)), w.q);
+  m2 = add(add(m2, m2_b), mul(mul(d, d), w.w2));
+  mean = merged;
+}
+
+//! The merge of two groups of one tile (the same centre): a lane's running group and its next
+//! batch, and two lanes in the tile's tree (var_merge_values). Symmetric in its operands, bit for
+//! bit (the warp's tree merges the same two values in either order), as the sum of the sums.
+//! Every rounding is of the size of the spread: the means are relative to the centre.
+template <class A>
+REDUCELAB_HD VarState<A> var_merge_lanes(const VarState<A>& a, const VarState<A>& b) {
+  if (a.count == 0) return b;
+  if (b.count == 0) return a;
+  VarState<A> out = a;
+  var_merge_values(out.mean, out.m2, b.mean, b.m2, var_weights<A>(a.count, b.count));
+  out.count = a.count + b.count;
+  out.sum = portable::add(a.sum, b.sum);
+  return out;
+}
+
+//! The merge of two tiles' groups, a the left (lower indices), in the tiles' tree: Chan's
+//! formula with b's mean moved to a's centre, d = ((shift_b - shift_a) + mean_b) - mean_a, w =
+//! n_b / n, mean = mean_a + d w, m2 = (m2_a + m2_b) + d^2 (n_a w); the centre stays a's. The
+//! centres are elements, so their difference is of the size of the spread too (1e6 + N(0, 1)
+//! costs no accuracy). Not symmetric: every tree over tiles takes its operands left to right.
+template <class A>
+REDUCELAB_HD VarState<A> var_merge(const VarState<A>& a, const VarState<A>& b) {
+  using namespace portable;
+  if (a.count == 0) return b;
+  if (b.count == 0) return a;
+  const double n = a.count + b.count;
+  // n_b / n: 1/2 for equal counts, n_b 2^-e for n = 2^e (both exact, so the division's bits).
+  const A w = a.count == b.count ? A(0.5)
+              : is_power_of_two(n) ? mul(static_cast<A>(b.count), count_reciprocal<A>(n))
+                                   : div(static_cast<A>(b.count), static_cast<A>(n));
+  const A d = sub(add(sub(b.shift, a.shift), b.mean), a.mean);
+  return {n, a.shift, add(a.mean, mul(d, w)),
+          add(add(a.m2, b.m2), mul(mul(d, d), mul(static_cast<A>(a.count), w))),
+          add(a.sum, b.sum)};
 }
 
 //! logsumexp's pair (m, s), worth s x e^m: a tile's (its max, its lane sums' tree), or, in the
