@@ -65,7 +65,10 @@
 //! elements taken in row-major order of the reduced axes, which is what the CPU function computes
 //! over those elements copied out in that order (src/reduce/reproducible_strided.hpp). They move
 //! three times the bytes of the default's strided kernel: the elements are gathered into rows of
-//! scratch (at most 256 MB at a time, or one row), then the rows are read. Empty segments
+//! scratch (at most 256 MB at a time, or one row, from the library's own memory pool), then the
+//! rows are read. Measured in session 33 with the scratch from the default pool (re-mapped after
+//! every synchronisation): 32,768 x 4,096 columns cost 5.3-12x the default (f64 sum to f16 sum).
+//! Empty segments
 //! give the default mode's results (segmented.hpp). A ragged call whose offsets decrease
 //! somewhere reads that pair as an empty segment, as the default mode does, and the other
 //! segments keep their bits.
@@ -121,15 +124,18 @@
 //! std_mean and logsumexp read each input once, as the default mode. norm ord 2 of f64 reads it
 //! twice (a first pass for max |x|): twice the bytes, so about twice the default's time where it
 //! is memory-bound. Measured on the H200 (docs/results/h200-reproducible.md): sum
-//! f32 +4% at 2^30, +6% at 2^27, +11% at 2^24, at most +1 us up to 2^20; var about 2x in two
-//! passes (until session 32; the one pass is not measured yet), the f32 2-norm (summed in
-//! double) 1.08-1.33x; logsumexp (an exp per element, compute-bound) 1.20-1.41x for f32, 1.28-1.38x for f64, 1.95-2.15x for f16 at 2^24..2^30 (session 31).
+//! f32 +4% at 2^30, +6% at 2^27, +11% at 2^24, at most +1 us up to 2^20; var in one pass
+//! (session 33) f32 1.27-1.32x at 2^24, 1.22-1.23x at 2^27, 1.04-1.05x at 2^30, f64 1.21x /
+//! 1.08x / 0.96x, f16 1.4-1.6x, f16 var_mean about 2x (two passes were 1.8-2.1x); the f32
+//! 2-norm (summed in double) 1.08-1.33x; logsumexp (an exp per element, compute-bound)
+//! 1.20-1.41x for f32, 1.28-1.38x for f64, 1.95-2.15x for f16 at 2^24..2^30 (session 31).
 //! Along rows and over segments, against the default on the same shape (2^27 elements, 90a96fa):
 //! f32 sum -8..+10%, f32 dot -1..+8%, f64 dot -28..-1%, f64 sum +7..9% (rows of 256 and up) and
 //! +46..53% (rows of 8 and 32); ragged lists +0..+88% (segments that start anywhere in a 16-byte
 //! line read their edge tiles element by element). Session 31: sum along 1,024-wide rows +3%
 //! (f32), +0% (f64), +28% (f16); logsumexp along them 1.51x (f32), 1.93x (f16), 1.45x (f64), and
-//! over heavy-tailed ragged f32 segments 3.5x.
+//! over heavy-tailed ragged f32 segments 3.5x. Session 33, var: 1,024-wide rows 1.45x (f32),
+//! 2.16x (f16), 1.80x (f64); rows of 32 f32 2.83x; heavy-tailed ragged f32 2.99x.
 
 #include <cstddef>
 
