@@ -21,7 +21,6 @@
 #include "bench/axis_reference.hpp"
 #include "reduce/axis_plan.hpp"
 #include "reduce/reproducible.hpp"
-#include "reduce/scratch.hpp"
 #include "reducelab/reducelab.hpp"
 
 namespace reducelab::test {
@@ -465,36 +464,6 @@ TEST_F(GpuTest, ReproducibleSegmentsOnAnotherStreamAndInAGraph) {
   REDUCELAB_CUDA_CHECK(cudaGraphExecDestroy(exec));
   REDUCELAB_CUDA_CHECK(cudaGraphDestroy(graph));
   REDUCELAB_CUDA_CHECK(cudaStreamDestroy(stream));
-}
-
-// The gather's scratch comes from the library's pool (scratch.hpp), which keeps it mapped after
-// the call's synchronisation (the default pool would give it back) until release_workspaces().
-TEST_F(GpuTest, ReproducibleStridedScratchIsKeptThenReleased) {
-  const std::size_t rows = 300, size = 4099;
-  const std::vector<float> hx = random_values<float>(rows * size, kSeed + 31);
-  const DeviceBuffer<float> dx = upload(hx);
-  const Layout columns = Layout::contiguous({rows, size});
-  DeviceBuffer<float> out(size);
-  const auto columns_sum = [&] {
-    reduce_axes(Reduction(Op::sum).reproducible(), DType::f32, dx.data(), nullptr, columns,
-                axis_mask({0}), out.data(), nullptr, nullptr);
-    std::vector<float> got(size);
-    REDUCELAB_CUDA_CHECK(cudaMemcpy(got.data(), out.data(), size * sizeof(float),
-                                    cudaMemcpyDeviceToHost));
-    return got;
-  };
-  const std::vector<float> first = columns_sum();
-  int device = 0;
-  REDUCELAB_CUDA_CHECK(cudaGetDevice(&device));
-  const cudaMemPool_t pool = detail::scratch_pool(device);
-  std::uint64_t reserved = 0;
-  REDUCELAB_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
-  EXPECT_GE(reserved, rows * size * sizeof(float)) << "the rows' scratch is kept after the call";
-  release_workspaces();
-  REDUCELAB_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
-  EXPECT_EQ(reserved, 0u) << "release_workspaces() gives it back";
-  const std::vector<float> again = columns_sum();
-  EXPECT_EQ(std::memcmp(again.data(), first.data(), size * sizeof(float)), 0) << "after release";
 }
 
 }  // namespace

@@ -65,9 +65,10 @@
 //! elements taken in row-major order of the reduced axes, which is what the CPU function computes
 //! over those elements copied out in that order (src/reduce/reproducible_strided.hpp). They move
 //! three times the bytes of the default's strided kernel: the elements are gathered into rows of
-//! scratch (at most 256 MB at a time, or one row, from the library's own memory pool), then the
-//! rows are read. Measured in session 33 with the scratch from the default pool (re-mapped after
-//! every synchronisation): 32,768 x 4,096 columns cost 5.3-12x the default (f64 sum to f16 sum).
+//! scratch (at most 256 MB at a time, or one row, from the device's current memory pool), then
+//! the rows are read. Measured in session 33: 32,768 x 4,096 columns cost 5.3-12x the default
+//! (f64 sum to f16 sum), ~0.67 ms a call of it the pool mapping the scratch again after each
+//! synchronisation when its release threshold is 0 (the default).
 //! Empty segments
 //! give the default mode's results (segmented.hpp). A ragged call whose offsets decrease
 //! somewhere reads that pair as an empty segment, as the default mode does, and the other

@@ -23,7 +23,6 @@
 #include "reduce/launch.hpp"
 #include "reduce/reproducible.hpp"
 #include "reduce/reproducible_strided.hpp"
-#include "reduce/scratch.hpp"
 #include "reduce/validate.hpp"
 #include "reducelab/types.hpp"
 
@@ -116,6 +115,21 @@ template <class T>
 using bits_t = std::conditional_t<sizeof(T) == 2, std::uint16_t,
                                   std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
 
+//! The stream-ordered scratch of one call, freed on the stream when the call ends or throws.
+struct Scratch {
+  unsigned char* memory = nullptr;
+  cudaStream_t stream = nullptr;
+  Scratch(std::uint64_t bytes, cudaStream_t s) : stream(s) {
+    if (bytes > 0)
+      REDUCELAB_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&memory), bytes, stream));
+  }
+  ~Scratch() {
+    if (memory != nullptr) (void)cudaFreeAsync(memory, stream);
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+};
+
 unsigned grid_for(std::uint64_t work, std::uint64_t per_block) {
   const std::uint64_t blocks = (work + per_block - 1) / per_block;
   return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(blocks, 65535)));
@@ -144,9 +158,8 @@ void launch_reproducible_strided(const Reduction& r, const T* x, const T* y, con
   // Scratch: the chunk's rows of x (and y), then its results when they cannot go in place.
   const std::uint64_t rows_bytes = (per_chunk * reduced * sizeof(T) + 255) / 256 * 256;
   const std::uint64_t results_bytes = step == 0 ? per_chunk * bytes : 0;
-  const Scratch memory(rows_bytes * static_cast<unsigned>(arrays) + results_bytes, ws.device,
-                       stream);
-  unsigned char* scratch = memory.get();
+  const Scratch memory(rows_bytes * static_cast<unsigned>(arrays) + results_bytes, stream);
+  unsigned char* scratch = memory.memory;
   T* rows_x = reinterpret_cast<T*>(scratch);
   T* rows_y = y != nullptr ? reinterpret_cast<T*>(scratch + rows_bytes) : nullptr;
   unsigned char* chunk_results = scratch + rows_bytes * static_cast<unsigned>(arrays);
