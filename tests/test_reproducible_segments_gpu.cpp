@@ -21,6 +21,7 @@
 #include "bench/axis_reference.hpp"
 #include "reduce/axis_plan.hpp"
 #include "reduce/reproducible.hpp"
+#include "reduce/scratch.hpp"
 #include "reducelab/reducelab.hpp"
 
 namespace reducelab::test {
@@ -324,6 +325,32 @@ std::vector<unsigned char> cpu_strided(const Reduction& r, const std::vector<T>&
   return out;
 }
 
+struct StridedCase {
+  Layout layout;
+  AxisMask axes;
+};
+
+//! reduce_axes(r.reproducible()) over the view `c` of x (and y) at one element past dx's (dy's)
+//! start, into a contiguous output, against the CPU function over each result's elements.
+template <class T>
+void expect_strided_like_cpu(const Reduction& r, const std::vector<T>& hx,
+                             const std::vector<T>& hy, const DeviceBuffer<T>& dx,
+                             const DeviceBuffer<T>& dy, const StridedCase& c,
+                             const std::string& label) {
+  const DType dtype = dtype_of<T>::value;
+  const detail::AxisView view = detail::canonicalize_axes(c.layout, c.axes, nullptr, true);
+  std::vector<std::size_t> out_at(view.outputs);
+  for (std::size_t j = 0; j < out_at.size(); ++j) out_at[j] = j;
+  const std::vector<unsigned char> want =
+      cpu_strided(r, hx, hy, c.layout, c.axes, out_at, out_at.size());
+  const std::vector<unsigned char> got = poisoned_output(want.size(), [&](void* out) {
+    reduce_axes(r.reproducible(), dtype, dx.data() + 1, r.op == Op::dot ? dy.data() + 1 : nullptr,
+                c.layout, c.axes, out, nullptr, nullptr);
+  });
+  expect_same_segments(got, want, std::vector<std::size_t>(out_at.size(), 1),
+                       result_size(r.op, dtype), label);
+}
+
 // Strided views (columns, a middle axis, both ends, a transposed view, columns long enough for
 // the segments' tile and chunk paths) give each result the CPU function's bits over its elements
 // in row-major order of the reduced axes: gathered in chunks of any size (the test hook forces
@@ -336,11 +363,7 @@ TYPED_TEST(ReproducibleSegments, StridedAxesSameBitsAsTheCpu) {
   const std::vector<T> hy = random_values<T>(n, kSeed + 22);
   const DeviceBuffer<T> dx = upload(hx, 1);
   const DeviceBuffer<T> dy = upload(hy, 1);
-  struct Case {
-    Layout layout;
-    AxisMask axes;
-  };
-  const Case cases[] = {
+  const StridedCase cases[] = {
       {Layout::contiguous({6, 5, 777}), axis_mask({0})},       // columns of 6
       {Layout::contiguous({6, 5, 777}), axis_mask({1})},       // a middle axis
       {Layout::contiguous({6, 5, 777}), axis_mask({0, 2})},    // both ends
@@ -350,24 +373,11 @@ TYPED_TEST(ReproducibleSegments, StridedAxesSameBitsAsTheCpu) {
   };
   for (const std::uint64_t gather : {std::uint64_t{0}, std::uint64_t{4096}}) {
     detail::set_reproducible_launch({0, 0, gather});
-    for (const Case& c : cases) {
-      const detail::AxisView view = detail::canonicalize_axes(c.layout, c.axes, nullptr, true);
-      std::vector<std::size_t> out_at(view.outputs);
-      for (std::size_t j = 0; j < out_at.size(); ++j) out_at[j] = j;
-      for (const Reduction& r : kOps) {
-        const std::size_t bytes = result_size(r.op, dtype);
-        const std::vector<unsigned char> want =
-            cpu_strided(r, hx, hy, c.layout, c.axes, out_at, out_at.size());
-        const std::vector<unsigned char> got = poisoned_output(want.size(), [&](void* out) {
-          reduce_axes(r.reproducible(), dtype, dx.data() + 1,
-                      r.op == Op::dot ? dy.data() + 1 : nullptr, c.layout, c.axes, out, nullptr,
-                      nullptr);
-        });
-        expect_same_segments(got, want, std::vector<std::size_t>(out_at.size(), 1), bytes,
-                             name_of(r) + " strided " + std::to_string(&c - cases) + ", " +
-                                 std::to_string(gather) + "-byte chunks");
-      }
-    }
+    for (const StridedCase& c : cases)
+      for (const Reduction& r : kOps)
+        expect_strided_like_cpu(r, hx, hy, dx, dy, c,
+                                name_of(r) + " strided " + std::to_string(&c - cases) + ", " +
+                                    std::to_string(gather) + "-byte chunks");
     // A middle axis into a transposed output (6 x 777 results at a + 6 c): through scratch.
     const Layout tensor = Layout::contiguous({6, 5, 777});
     const Layout transposed = Layout::strided({6, 777}, {1, 6});
@@ -400,6 +410,38 @@ TYPED_TEST(ReproducibleSegments, StridedAxesSameBitsAsTheCpu) {
     reduce_axes(var, dtype, dx.data(), nullptr, empty, axis_mask({0}), out, nullptr, nullptr);
   });
   EXPECT_TRUE(same_or_both_nan<T>(fixed.data(), plain.data(), 7 * bytes)) << "empty columns";
+}
+
+// Columns read where they lie (the plain terms over one reduced axis; reproducible_columns.cuh)
+// in every chunking of their tiles: a block per result group and 16 tiles (grid hook 1), the
+// library's choice, one tile per chunk (a large block target), and the gather (4 KB chunks):
+// the CPU function's bits each time, with a partial last tile, 45 results (not a multiple of a
+// block's 32), a misaligned base, a middle axis of 3 x 6,666 x 45 and a slice of the columns.
+TYPED_TEST(ReproducibleSegments, StridedColumnsEveryChunkingSameBitsAsTheCpu) {
+  using T = TypeParam;
+  const std::size_t n = 20000 * 45;
+  const std::vector<T> hx = random_values<T>(n, kSeed + 31, 1.0, 0.25);
+  const std::vector<T> hy = random_values<T>(n, kSeed + 32);
+  const DeviceBuffer<T> dx = upload(hx, 1);
+  const DeviceBuffer<T> dy = upload(hy, 1);
+  const StridedCase cases[] = {
+      {Layout::contiguous({20000, 45}), axis_mask({0})},
+      {Layout::contiguous({3, 6666, 45}), axis_mask({1})},
+      {Layout::strided({19000, 40}, {45, 1}), axis_mask({0})},  // a slice: 40 of 45 columns
+  };
+  const detail::ReproducibleLaunch launches[] = {{1, 0, 0}, {0, 0, 0}, {50000, 0, 0}, {0, 0, 4096}};
+  for (const StridedCase& c : cases) {
+    for (const Reduction& r : kOps) {
+      for (const detail::ReproducibleLaunch& launch : launches) {
+        detail::set_reproducible_launch(launch);
+        expect_strided_like_cpu(r, hx, hy, dx, dy, c,
+                                name_of(r) + " columns " + std::to_string(&c - cases) + ", grid " +
+                                    std::to_string(launch.grid) + ", gather " +
+                                    std::to_string(launch.gather_bytes));
+      }
+      detail::set_reproducible_launch({});
+    }
+  }
 }
 
 TEST_F(GpuTest, ReproducibleSegmentsOnAnotherStreamAndInAGraph) {
@@ -464,6 +506,36 @@ TEST_F(GpuTest, ReproducibleSegmentsOnAnotherStreamAndInAGraph) {
   REDUCELAB_CUDA_CHECK(cudaGraphExecDestroy(exec));
   REDUCELAB_CUDA_CHECK(cudaGraphDestroy(graph));
   REDUCELAB_CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
+// The gather's scratch comes from the library's pool (scratch.hpp), which keeps it mapped after
+// the call's synchronisation (the default pool would give it back) until release_workspaces().
+TEST_F(GpuTest, ReproducibleStridedScratchIsKeptThenReleased) {
+  const std::size_t rows = 300, size = 4099;
+  const std::vector<float> hx = random_values<float>(rows * size, kSeed + 31);
+  const DeviceBuffer<float> dx = upload(hx);
+  const Layout columns = Layout::contiguous({rows, size});
+  DeviceBuffer<float> out(size);
+  const auto columns_var = [&] {  // var: gathered into rows (sum reads the columns in place)
+    reduce_axes(Reduction::var(1).reproducible(), DType::f32, dx.data(), nullptr, columns,
+                axis_mask({0}), out.data(), nullptr, nullptr);
+    std::vector<float> got(size);
+    REDUCELAB_CUDA_CHECK(cudaMemcpy(got.data(), out.data(), size * sizeof(float),
+                                    cudaMemcpyDeviceToHost));
+    return got;
+  };
+  const std::vector<float> first = columns_var();
+  int device = 0;
+  REDUCELAB_CUDA_CHECK(cudaGetDevice(&device));
+  const cudaMemPool_t pool = detail::scratch_pool(device);
+  std::uint64_t reserved = 0;
+  REDUCELAB_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+  EXPECT_GE(reserved, rows * size * sizeof(float)) << "the rows' scratch is kept after the call";
+  release_workspaces();
+  REDUCELAB_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+  EXPECT_EQ(reserved, 0u) << "release_workspaces() gives it back";
+  const std::vector<float> again = columns_var();
+  EXPECT_EQ(std::memcmp(again.data(), first.data(), size * sizeof(float)), 0) << "after release";
 }
 
 }  // namespace

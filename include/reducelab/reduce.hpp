@@ -56,7 +56,10 @@
 //! release_workspaces() frees it (about 2.1 MB of device memory and 16 bytes of pinned host memory
 //! each, so a program that creates many short-lived streams should release each before
 //! destroying it). Calls on different streams and from different host threads may run at the
-//! same time; calls on one stream share its workspace, in stream order.
+//! same time; calls on one stream share its workspace, in stream order. The gpu_to_gpu mode's
+//! strided axis reductions (columns, a middle axis) also take stream-ordered scratch from a
+//! memory pool of the library's own per device, which keeps up to 528 MB mapped between calls;
+//! release_workspaces() gives that back too.
 //!
 //! CUDA graphs: a stream-ordered call made while its stream is captured gets a workspace of its
 //! own, owned by the graph and freed with it (the graph also resets the workspace's counter at

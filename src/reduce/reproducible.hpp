@@ -70,9 +70,10 @@ void launch_reproducible_strided(const Reduction& r, const T* x, const T* y, con
                                  void* d_out, const WorkspaceView& workspace, cudaStream_t stream);
 
 //! For tests only: a grid and a block size the fixed-order kernel uses instead of its own
-//! (0: the library's choice; block: 128, 256 or 512), and the bytes a strided call gathers per
-//! chunk (0: kStridedGatherBytes). Not thread-safe; the results must not change with it (that is
-//! what the tests check).
+//! (0: the library's choice; block: 128, 256 or 512; the column kernel of a strided call takes
+//! the grid as the blocks it aims at), and the bytes a strided call gathers per chunk (0:
+//! kStridedGatherBytes; set, every strided call gathers). Not thread-safe; the results must not
+//! change with it (that is what the tests check).
 struct ReproducibleLaunch {
   unsigned grid = 0;
   int block = 0;

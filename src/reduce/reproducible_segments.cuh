@@ -398,6 +398,19 @@ __device__ __forceinline__ A team_partial(const T* xs, const T* ys, std::uint64_
     }
     const unsigned leader = (threadIdx.x & 31) & ~(team - 1);  // rank 0: element 0
     const value_t<A> shift = __shfl_sync(kFullMask, v[0][0], leader);
+    if (team == 32 && length >= kMinSteps * kP) {
+      // A whole tile: every lane holds 4 elements, so the merges are var_lane_tree_uniform's
+      // (the same operations as var_team_partial's, with the weights known and the counts not
+      // shuffled; the same bits).
+      using S = value_t<A>;
+      S mean[kC], m2[kC], sum[kC];
+#pragma unroll
+      for (int j = 0; j < kC; ++j) sum[j] = -S(0);
+      var_add_batch<var_sum_of<F>>(mean, m2, sum, v, shift, 0.0);
+      VarState<S> s = var_lane_tree_uniform<var_sum_of<F>>(mean, m2, sum, double(kMinSteps));
+      s.shift = shift;
+      return s;
+    }
     return var_team_partial<var_sum_of<F>>(v, present, shift, team);
   } else {
     A acc[kC];

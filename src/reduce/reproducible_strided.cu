@@ -8,8 +8,9 @@
 //
 // Cost: the gather reads the input and writes it once more, and the segments read the copy, so
 // a column reduction moves about three times the input's bytes (the default mode's strided
-// kernel: once). A kernel that reduces columns in the fixed order where they lie is the step
-// after this one.
+// kernel: once). So the plain terms over one reduced axis read the columns where they lie
+// instead (reproducible_columns.cuh: the same bits, the input read once); var, logsumexp, f64's
+// 2-norm and reduced axes that are not one progression take the gather.
 
 #include <cuda_runtime_api.h>
 
@@ -22,8 +23,11 @@
 #include "common/cuda_check.hpp"
 #include "reduce/launch.hpp"
 #include "reduce/reproducible.hpp"
+#include "reduce/reproducible_columns.cuh"
 #include "reduce/reproducible_strided.hpp"
+#include "reduce/scratch.hpp"
 #include "reduce/validate.hpp"
+#include "reduce/workspace.hpp"
 #include "reducelab/types.hpp"
 
 namespace reducelab::detail {
@@ -115,24 +119,113 @@ template <class T>
 using bits_t = std::conditional_t<sizeof(T) == 2, std::uint16_t,
                                   std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
 
-//! The stream-ordered scratch of one call, freed on the stream when the call ends or throws.
-struct Scratch {
-  unsigned char* memory = nullptr;
-  cudaStream_t stream = nullptr;
-  Scratch(std::uint64_t bytes, cudaStream_t s) : stream(s) {
-    if (bytes > 0)
-      REDUCELAB_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&memory), bytes, stream));
-  }
-  ~Scratch() {
-    if (memory != nullptr) (void)cudaFreeAsync(memory, stream);
-  }
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
-};
-
 unsigned grid_for(std::uint64_t work, std::uint64_t per_block) {
   const std::uint64_t blocks = (work + per_block - 1) / per_block;
   return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(blocks, 65535)));
+}
+
+//! Blocks a column launch aims at (about 16 per SM of an H100 or H200): fewer chunks per result
+//! when there are enough results to keep every SM reading, more when there are few.
+constexpr std::uint64_t kColumnBlocks = 2048;
+
+//! The plain terms over columns (reproducible_columns.cuh), for results [0, results) whose
+//! reduced elements are one progression and whose output lies one `step` apart.
+template <class T, class A, int kInputs, class Term, class Epilogue>
+void launch_columns(const T* x, const T* y, const StridedMap& map, std::int64_t step,
+                    unsigned bytes, Epilogue epilogue, const Term& term, const WorkspaceView& ws,
+                    cudaStream_t stream) {
+  using namespace repro;
+  const AxisView& view = map.view;
+  const std::uint64_t results = view.outputs;
+  const std::uint64_t n = view.reduced;
+  const Plan plan = plan_for(sizeof(T), n);
+  const std::uint64_t groups = (results + kColumnsX - 1) / kColumnsX;
+  auto chunks_of = [&](std::uint64_t c) { return (plan.tiles + c - 1) / c; };
+  const std::uint64_t target =
+      reproducible_launch().grid != 0 ? reproducible_launch().grid : kColumnBlocks;
+  std::uint64_t chunk = kColumnChunk;
+  while (chunk > 1 && groups * chunks_of(chunk) < target) chunk /= 2;
+  const std::uint64_t chunks = chunks_of(chunk);
+  const std::uint64_t capacity = kPartialSlots * kPartialBytes / sizeof(A);
+  const std::uint64_t per_launch = chunks == 1 ? results : std::min(results, capacity / chunks);
+  ColumnArgs<T> a{};
+  a.x = x;
+  a.y = y;
+  a.map = map;
+  a.stride = view.reduced_in[0];
+  a.n = n;
+  a.steps = plan.steps;
+  a.tile = plan.tile;
+  a.tiles = plan.tiles;
+  a.chunk_tiles = chunk;
+  a.chunks = chunks;
+  a.partials = ws.d_partials;
+  unsigned char* const out = static_cast<unsigned char*>(epilogue.out);
+  for (std::uint64_t r0 = 0; r0 < results; r0 += per_launch) {
+    a.r0 = r0;
+    a.count = std::min(per_launch, results - r0);
+    epilogue.out = out + static_cast<std::uint64_t>(step) * r0 * bytes;
+    const dim3 grid(static_cast<unsigned>((a.count + kColumnsX - 1) / kColumnsX),
+                    static_cast<unsigned>(chunks));
+    column_kernel<T, A, kInputs><<<grid, dim3(kColumnsX, kColumnsY), 0, stream>>>(a, term, epilogue);
+    REDUCELAB_CUDA_CHECK(cudaGetLastError());
+    if (chunks > 1) {
+      column_fold_kernel<A><<<grid_for(a.count, 256), 256, 0, stream>>>(
+          static_cast<const A*>(ws.d_partials), a.count, chunks, n, epilogue);
+      REDUCELAB_CUDA_CHECK(cudaGetLastError());
+    }
+  }
+}
+
+//! Reads the view's results as columns when the op is a plain term (not var, logsumexp or f64's
+//! 2-norm), the reduced elements one progression, the results closer to each other than their
+//! elements are, and the output one stride; false (nothing launched) otherwise, and when a test
+//! set the gather's chunk size (so the tests compare both paths' bits).
+template <class T>
+bool reduce_columns(const Reduction& r, const T* x, const T* y, const StridedMap& map,
+                    std::int64_t step, unsigned bytes, void* d_out, const WorkspaceView& ws,
+                    cudaStream_t stream) {
+  using namespace repro;
+  const AxisView& view = map.view;
+  if (view.reduced_rank != 1 || view.reduced == 0 || step == 0 || !map.reads_along_results() ||
+      reproducible_launch().gather_bytes != 0)
+    return false;
+  using S = sum_t<T>;
+  const auto stride = static_cast<std::uint64_t>(step);
+  // The result of each kind, from a total in A (SegmentEpilogue).
+  auto result = [&](auto accumulator, auto kind) {
+    using E = SegmentEpilogue<decltype(accumulator), T>;
+    return E{d_out, stride, static_cast<typename E::Kind>(kind), r.op, 0,
+             !std::is_same_v<decltype(accumulator), S>, nullptr, 0};
+  };
+  using Kind = typename SegmentEpilogue<S, T>::Kind;
+  switch (r.op) {
+    case Op::sum: case Op::mean:
+      launch_columns<T, S, 1>(x, y, map, step, bytes, result(S{}, Kind::plain),
+                              SameTerm<PlainTerm<1>>{}, ws, stream);
+      return true;
+    case Op::dot:
+      launch_columns<T, S, 2>(x, y, map, step, bytes, result(S{}, Kind::plain),
+                              SameTerm<PlainTerm<2>>{}, ws, stream);
+      return true;
+    case Op::norm:
+      if (r.ord == 1) {
+        launch_columns<T, S, 1>(x, y, map, step, bytes, result(S{}, Kind::norm1),
+                                SameTerm<AbsTerm>{}, ws, stream);
+        return true;
+      }
+      if constexpr (!std::is_same_v<T, double>) {  // f64's 2-norm scales by a first pass
+        if (r.ord == 2) {
+          using A = norm2_acc_t<T>;
+          launch_columns<T, A, 1>(x, y, map, step, bytes, result(A{}, Kind::norm2),
+                                  SameTerm<SquareTerm>{}, ws, stream);
+          return true;
+        }
+      }
+      return false;
+    default:
+      return false;
+  }
 }
 
 }  // namespace
@@ -148,6 +241,7 @@ void launch_reproducible_strided(const Reduction& r, const T* x, const T* y, con
   const std::uint64_t results = view.outputs;
   const unsigned bytes = static_cast<unsigned>(result_size(r.op, dtype_of<T>::value));
   const std::int64_t step = map.out_step();
+  if (reduce_columns<T>(r, x, y, map, step, bytes, d_out, ws, stream)) return;
   const int arrays = y != nullptr ? 2 : 1;
   const std::uint64_t row_bytes = reduced * sizeof(T) * static_cast<unsigned>(arrays);
   const std::uint64_t chunk_bytes = reproducible_launch().gather_bytes != 0
@@ -158,8 +252,9 @@ void launch_reproducible_strided(const Reduction& r, const T* x, const T* y, con
   // Scratch: the chunk's rows of x (and y), then its results when they cannot go in place.
   const std::uint64_t rows_bytes = (per_chunk * reduced * sizeof(T) + 255) / 256 * 256;
   const std::uint64_t results_bytes = step == 0 ? per_chunk * bytes : 0;
-  const Scratch memory(rows_bytes * static_cast<unsigned>(arrays) + results_bytes, stream);
-  unsigned char* scratch = memory.memory;
+  const Scratch memory(rows_bytes * static_cast<unsigned>(arrays) + results_bytes, ws.device,
+                       stream);
+  unsigned char* scratch = memory.get();
   T* rows_x = reinterpret_cast<T*>(scratch);
   T* rows_y = y != nullptr ? reinterpret_cast<T*>(scratch + rows_bytes) : nullptr;
   unsigned char* chunk_results = scratch + rows_bytes * static_cast<unsigned>(arrays);

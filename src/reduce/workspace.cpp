@@ -1,5 +1,7 @@
 #include "reduce/workspace.hpp"
 
+#include "reduce/scratch.hpp"
+
 #include <array>
 #include <atomic>
 #include <map>
@@ -167,7 +169,59 @@ std::unique_ptr<Workspace> new_workspace(cudaStream_t stream) {
   return workspace;
 }
 
+// ---- the scratch pools (scratch.hpp)
+
+struct ScratchPools {
+  std::mutex mutex;
+  std::map<int, cudaMemPool_t> by_device;
+};
+
+ScratchPools& scratch_pools() {
+  static ScratchPools* instance = new ScratchPools();  // never destroyed, as the registry
+  return *instance;
+}
+
 }  // namespace
+
+cudaMemPool_t scratch_pool(int device) {
+  ScratchPools& pools = scratch_pools();
+  std::lock_guard<std::mutex> lock(pools.mutex);
+  const auto found = pools.by_device.find(device);
+  if (found != pools.by_device.end()) return found->second;
+  RelaxedCaptureMode relaxed;  // the first use may come while some stream is captured
+  cudaMemPoolProps props{};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.handleTypes = cudaMemHandleTypeNone;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = device;
+  cudaMemPool_t pool = nullptr;
+  REDUCELAB_CUDA_CHECK(cudaMemPoolCreate(&pool, &props));
+  std::uint64_t keep = kScratchKeepBytes;
+  const cudaError_t status = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+  if (status != cudaSuccess) {
+    (void)cudaMemPoolDestroy(pool);
+    throw_cuda_error(status, "cudaMemPoolSetAttribute");
+  }
+  pools.by_device.emplace(device, pool);
+  return pool;
+}
+
+void trim_scratch_pools() {
+  ScratchPools& pools = scratch_pools();
+  std::lock_guard<std::mutex> lock(pools.mutex);
+  for (const auto& entry : pools.by_device)
+    REDUCELAB_CUDA_CHECK(cudaMemPoolTrimTo(entry.second, 0));
+}
+
+Scratch::Scratch(std::uint64_t bytes, int device, cudaStream_t stream) : stream_(stream) {
+  if (bytes == 0) return;
+  REDUCELAB_CUDA_CHECK(cudaMallocFromPoolAsync(reinterpret_cast<void**>(&memory_), bytes,
+                                               scratch_pool(device), stream));
+}
+
+Scratch::~Scratch() {
+  if (memory_ != nullptr) (void)cudaFreeAsync(memory_, stream_);
+}
 
 WorkspaceView workspace_for(cudaStream_t stream, bool capturing, int device) {
   if (capturing) return graph_workspace(stream, device);
@@ -276,6 +330,7 @@ void release_workspaces() {
     if (status != cudaSuccess) throw_cuda_error(status, "cudaDeviceSynchronize");
     synced = device;
   }
+  trim_scratch_pools();
   for (auto& entry : r.by_stream) free_workspace(*entry.second);
   r.by_stream.clear();
   r.generation.fetch_add(1, std::memory_order_acq_rel);
