@@ -21,6 +21,7 @@
 #include "bench/axis_reference.hpp"
 #include "reduce/axis_plan.hpp"
 #include "reduce/reproducible.hpp"
+#include "reduce/reproducible_plan.hpp"
 #include "reduce/scratch.hpp"
 #include "reducelab/reducelab.hpp"
 
@@ -444,6 +445,32 @@ TYPED_TEST(ReproducibleSegments, StridedColumnsEveryChunkingSameBitsAsTheCpu) {
   }
 }
 
+// Columns long enough that each lane of a tile holds K = 8 elements (over 2^24 f32, 2^23 f64,
+// 2^25 f16 and bf16): var's lanes merge a second batch into their groups (column_var_lanes),
+// logsumexp raises its running max between two batches (column_lse_kernel), and the last tile
+// stops inside the second batch (lanes 0..6 hold 6 elements, the others 5).
+TYPED_TEST(ReproducibleSegments, LongColumnsManyBatchesPerLaneSameBitsAsTheCpu) {
+  using T = TypeParam;
+  const std::size_t lanes = 32 * (16 / sizeof(T));
+  const std::size_t rows = 16384 * 8 * lanes + 5 * lanes + 7;
+  ASSERT_EQ(detail::repro::plan_for(sizeof(T), rows).steps, 8u);
+  const std::size_t n = rows * 2;
+  const std::vector<T> hx = random_values<T>(n, kSeed + 33, 1.0, 2.0);
+  const std::vector<T> hy = random_values<T>(n, kSeed + 34);
+  const DeviceBuffer<T> dx = upload(hx, 1);
+  const DeviceBuffer<T> dy = upload(hy, 1);
+  const StridedCase c{Layout::contiguous({rows, 2}), axis_mask({0})};
+  for (const Reduction& r : {Reduction(Op::sum), Reduction::norm(2), Reduction::var(1),
+                             Reduction::std_mean(0), Reduction(Op::logsumexp)}) {
+    for (const unsigned grid : {0u, 50000u}) {
+      detail::set_reproducible_launch({grid, 0, 0});
+      expect_strided_like_cpu(r, hx, hy, dx, dy, c,
+                              name_of(r) + " long columns, grid " + std::to_string(grid));
+    }
+    detail::set_reproducible_launch({});
+  }
+}
+
 TEST_F(GpuTest, ReproducibleSegmentsOnAnotherStreamAndInAGraph) {
   const std::size_t rows = 5, size = 70001;
   const std::vector<float> hx = random_values<float>(rows * size, kSeed + 11);
@@ -514,17 +541,20 @@ TEST_F(GpuTest, ReproducibleStridedScratchIsKeptThenReleased) {
   const std::size_t rows = 300, size = 4099;
   const std::vector<float> hx = random_values<float>(rows * size, kSeed + 31);
   const DeviceBuffer<float> dx = upload(hx);
-  const Layout columns = Layout::contiguous({rows, size});
-  DeviceBuffer<float> out(size);
-  const auto columns_var = [&] {  // var: gathered into rows (sum reads the columns in place)
-    reduce_axes(Reduction::var(1).reproducible(), DType::f32, dx.data(), nullptr, columns,
-                axis_mask({0}), out.data(), nullptr, nullptr);
-    std::vector<float> got(size);
-    REDUCELAB_CUDA_CHECK(cudaMemcpy(got.data(), out.data(), size * sizeof(float),
+  // Two reduced axes that do not merge (30 x 10 x 4,099 over axes 0 and 2: 10 results of 30
+  // runs of 4,099) are gathered into rows; one reduced axis is read in place.
+  const Layout view = Layout::contiguous({30, 10, size});
+  const std::size_t results = 10;
+  DeviceBuffer<float> out(results);
+  const auto gathered_var = [&] {
+    reduce_axes(Reduction::var(1).reproducible(), DType::f32, dx.data(), nullptr, view,
+                axis_mask({0, 2}), out.data(), nullptr, nullptr);
+    std::vector<float> got(results);
+    REDUCELAB_CUDA_CHECK(cudaMemcpy(got.data(), out.data(), results * sizeof(float),
                                     cudaMemcpyDeviceToHost));
     return got;
   };
-  const std::vector<float> first = columns_var();
+  const std::vector<float> first = gathered_var();
   int device = 0;
   REDUCELAB_CUDA_CHECK(cudaGetDevice(&device));
   const cudaMemPool_t pool = detail::scratch_pool(device);
@@ -534,8 +564,8 @@ TEST_F(GpuTest, ReproducibleStridedScratchIsKeptThenReleased) {
   release_workspaces();
   REDUCELAB_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
   EXPECT_EQ(reserved, 0u) << "release_workspaces() gives it back";
-  const std::vector<float> again = columns_var();
-  EXPECT_EQ(std::memcmp(again.data(), first.data(), size * sizeof(float)), 0) << "after release";
+  const std::vector<float> again = gathered_var();
+  EXPECT_EQ(std::memcmp(again.data(), first.data(), results * sizeof(float)), 0) << "after release";
 }
 
 }  // namespace

@@ -63,14 +63,18 @@
 //! reductions (columns, a middle axis, a transposed view: each result's reduced elements not one
 //! contiguous run) give each result the same: the whole-array gpu_to_gpu result of its reduced
 //! elements taken in row-major order of the reduced axes, which is what the CPU function computes
-//! over those elements copied out in that order (src/reduce/reproducible_strided.hpp). sum,
-//! mean, dot and the 1- and 2-norms (f64's 2-norm excepted) over one reduced axis whose results
-//! lie closer together than their elements (columns, a middle axis) read the input once where it
-//! lies (src/reduce/reproducible_columns.cuh): measured on an H100 in session 35, 32,768 x 4,096
-//! columns cost 1.02-1.10x the default (f64 to f16); few long columns (4,194,304 x 32) still
-//! cost 3-9x. The other ops and views gather the elements into rows of scratch (at most 256 MB
-//! at a time, or one row, from the library's own memory pool), then read the rows: three times
-//! the bytes, var over 32,768 x 4,096 columns 4.2-5.9x the default.
+//! over those elements copied out in that order (src/reduce/reproducible_strided.hpp). Every op
+//! over one reduced axis whose results lie closer together than their elements (columns, a
+//! middle axis) reads the input where it lies (src/reduce/reproducible_columns.cuh). Measured
+//! on an H100 in session 36, against the default mode, over 32,768 x 4,096, 131,072 x 1,024,
+//! 1,024 x 131,072 and 4,194,304 x 32 columns: sum, mean, dot and the 1- and 2-norms 0.99-1.11x
+//! (f32, f64; f16 0.88-1.29x), f64's 2-norm ~2x (a first pass), var 1.16-2.23x (f64, f32; f16
+//! 2.2-4.1x), logsumexp 1.6-2.3x (f64, f32; f16 2.9-4.3x); a middle axis of 256 f16 elements is
+//! slower (sum 2.8x, var and logsumexp 11-13x). Reduced axes that are not one progression,
+//! results further apart than their elements and outputs that are not one stride apart gather
+//! the elements into rows of scratch (at most 256 MB at a time, or one row, from the library's
+//! own memory pool), then read the rows: three times the bytes (var over 32,768 x 4,096 columns
+//! gathered cost 4.2-6.2x).
 //! Empty segments
 //! give the default mode's results (segmented.hpp). A ragged call whose offsets decrease
 //! somewhere reads that pair as an empty segment, as the default mode does, and the other

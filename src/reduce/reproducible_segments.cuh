@@ -914,4 +914,59 @@ struct SegmentLseEpilogue {
   }
 };
 
+// ---- the op table the segment and column launches share ---------------------------------------
+
+//! An accumulator type and a count of input arrays, as a value for the table's visitors.
+template <class A, int kInputs>
+struct Accumulate {
+  using type = A;
+  static constexpr int inputs = kInputs;
+};
+
+//! The mode's op -> (accumulator, input arrays, term, epilogue) for every op whose term needs no
+//! first pass: sum, mean, dot, the 1-norm, the 2-norm but f64's (a first pass of max |x| scales
+//! it, so each launcher handles it), the var family and logsumexp. Calls
+//! visit(Accumulate<A, k>{}, term, epilogue) and returns what it returns; false for the others.
+//! Results go to out, out_stride results apart.
+template <class T, class Visit>
+bool visit_op(const Reduction& r, void* out, std::uint64_t out_stride, Visit&& visit) {
+  using S = sum_t<T>;
+  using Epi = SegmentEpilogue<S, T>;
+  switch (r.op) {
+    case Op::sum: case Op::mean:
+      return visit(Accumulate<S, 1>{}, SameTerm<PlainTerm<1>>{},
+                   Epi{out, out_stride, Epi::plain, r.op, 0, false, nullptr, 0});
+    case Op::dot:
+      return visit(Accumulate<S, 2>{}, SameTerm<PlainTerm<2>>{},
+                   Epi{out, out_stride, Epi::plain, r.op, 0, false, nullptr, 0});
+    case Op::norm:
+      if (r.ord == 1) {
+        return visit(Accumulate<S, 1>{}, SameTerm<AbsTerm>{},
+                     Epi{out, out_stride, Epi::norm1, r.op, 0, false, nullptr, 0});
+      }
+      if constexpr (!std::is_same_v<T, double>) {
+        if (r.ord == 2) {
+          using A = norm2_acc_t<T>;
+          using E = SegmentEpilogue<A, T>;
+          return visit(Accumulate<A, 1>{}, SameTerm<SquareTerm>{},
+                       E{out, out_stride, E::norm2, r.op, 0, !std::is_same_v<A, S>, nullptr, 0});
+        }
+      }
+      return false;
+    case Op::var: case Op::std: case Op::var_mean: case Op::std_mean: {
+      // One pass: the groups merged in the order, the plain sum beside them for the pairs' mean.
+      const SegmentVarEpilogue<S> epilogue{out, out_stride, r.op, r.correction};
+      if (r.op == Op::var_mean || r.op == Op::std_mean)
+        return visit(Accumulate<VarState<S>, 1>{}, SameTerm<VarTerm<true>>{}, epilogue);
+      return visit(Accumulate<VarState<S>, 1>{}, SameTerm<VarTerm<false>>{}, epilogue);
+    }
+    case Op::logsumexp:
+      // One pass: the pairs (m, s) merged in the order (reproducible_stats.hpp).
+      return visit(Accumulate<LseState<S>, 1>{}, SameTerm<LseTerm>{},
+                   SegmentLseEpilogue<S>{out, out_stride});
+    default:
+      return false;
+  }
+}
+
 }  // namespace reducelab::detail::repro

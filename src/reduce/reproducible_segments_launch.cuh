@@ -174,73 +174,44 @@ void launch_reproducible_segments(const Reduction& r, const T* x, const T* y,
                                   cudaStream_t stream) {
   using namespace repro;
   using namespace repro_launch;
-  using S = sum_t<T>;
   const SegmentList segments{offsets, wide_offsets, num_segments, segment_size, pitch};
   const SegmentCall<T> call{x, y, segments, ws, stream};
-  using Epi = SegmentEpilogue<S, T>;
-  // The first pass (f64 norm2's max |x|) writes each segment's scalar into the output, in the
-  // segment's own result slot (the second pass's result overwrites it): no memory besides.
-  auto first_pass = [&](const Reduction& pass, void* out, std::size_t stride) {
-    if (wide_offsets) {
-      first_pass_default<T, std::int64_t>(pass, x, segments, out, stride, ws, stream);
-    } else {
-      first_pass_default<T, std::int32_t>(pass, x, segments, out, stride, ws, stream);
-    }
-  };
-
-  switch (r.op) {
-    case Op::sum: case Op::mean:
-      call.template run<S, 1, true>(SameTerm<PlainTerm<1>>{},
-                                    Epi{d_out, out_stride, Epi::plain, r.op, 0, false, nullptr, 0});
-      return;
-    case Op::dot: {
-      const Epi epilogue{d_out, out_stride, Epi::plain, r.op, 0, false, nullptr, 0};
-      if ((reinterpret_cast<std::uintptr_t>(x) & 15) == (reinterpret_cast<std::uintptr_t>(y) & 15)) {
-        call.template run<S, 2, true>(SameTerm<PlainTerm<2>>{}, epilogue);
+  // f64's 2-norm: max |x| of each segment first (order-free: the default kernels of ord inf),
+  // written into each segment's own result slot (the second pass's result overwrites it: no
+  // memory besides), then (s x)^2 summed.
+  if constexpr (std::is_same_v<T, double>) {
+    if (r.op == Op::norm && r.ord == 2) {
+      const Reduction pass = Reduction::norm(std::numeric_limits<double>::infinity());
+      if (wide_offsets) {
+        first_pass_default<T, std::int64_t>(pass, x, segments, d_out, out_stride, ws, stream);
       } else {
-        call.template run<S, 2, false>(SameTerm<PlainTerm<2>>{}, epilogue);
+        first_pass_default<T, std::int32_t>(pass, x, segments, d_out, out_stride, ws, stream);
       }
+      using Epi = SegmentEpilogue<double, double>;
+      call.template run<double, 1, true>(
+          SegmentScaledSquare{static_cast<const double*>(d_out), out_stride},
+          Epi{d_out, out_stride, Epi::norm2, r.op, 0, false, d_out, out_stride});
       return;
     }
-    case Op::norm: {
-      if (r.ord == 1) {
-        call.template run<S, 1, true>(
-            SameTerm<AbsTerm>{}, Epi{d_out, out_stride, Epi::norm1, r.op, 0, false, nullptr, 0});
-      } else if constexpr (std::is_same_v<T, double>) {
-        // max |x| of each segment first (order-free: the default kernels of ord inf), in place.
-        first_pass(Reduction::norm(std::numeric_limits<double>::infinity()), d_out, out_stride);
-        call.template run<double, 1, true>(
-            SegmentScaledSquare{static_cast<const double*>(d_out), out_stride},
-            Epi{d_out, out_stride, Epi::norm2, r.op, 0, false, d_out, out_stride});
-      } else {
-        using A = norm2_acc_t<T>;
-        call.template run<A, 1, true>(
-            SameTerm<SquareTerm>{},
-            SegmentEpilogue<A, T>{d_out, out_stride, SegmentEpilogue<A, T>::norm2, r.op, 0,
-                                  !std::is_same_v<A, S>, nullptr, 0});
-      }
-      return;
-    }
-    case Op::var: case Op::std: case Op::var_mean: case Op::std_mean: {
-      // One pass: each segment's groups merged in its order, the plain sum beside them for the
-      // pairs' mean (reproducible_stats.hpp).
-      const SegmentVarEpilogue<S> epilogue{d_out, out_stride, r.op, r.correction};
-      if (r.op == Op::var_mean || r.op == Op::std_mean) {
-        call.template run<VarState<S>, 1, true>(SameTerm<VarTerm<true>>{}, epilogue);
-      } else {
-        call.template run<VarState<S>, 1, true>(SameTerm<VarTerm<false>>{}, epilogue);
-      }
-      return;
-    }
-    case Op::logsumexp:
-      // One pass: the pairs (m, s) merged in each segment's order (reproducible_stats.hpp).
-      call.template run<LseState<S>, 1, true>(SameTerm<LseTerm>{},
-                                              SegmentLseEpilogue<S>{d_out, out_stride});
-      return;
-    default:
-      throw Error(ErrorCode::invalid_argument,
-                  "launch_reproducible_segments: no fixed order for this op");
   }
+  const bool known = visit_op<T>(r, d_out, out_stride, [&](auto acc, auto term, auto epilogue) {
+    using Acc = decltype(acc);
+    using A = typename Acc::type;
+    if constexpr (Acc::inputs == 2) {
+      // y read as vectors where it has x's alignment, else element by element.
+      if ((reinterpret_cast<std::uintptr_t>(x) & 15) == (reinterpret_cast<std::uintptr_t>(y) & 15)) {
+        call.template run<A, 2, true>(term, epilogue);
+      } else {
+        call.template run<A, 2, false>(term, epilogue);
+      }
+    } else {
+      call.template run<A, 1, true>(term, epilogue);
+    }
+    return true;
+  });
+  if (!known)
+    throw Error(ErrorCode::invalid_argument,
+                "launch_reproducible_segments: no fixed order for this op");
 }
 
 }  // namespace reducelab::detail

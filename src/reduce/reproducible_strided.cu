@@ -8,15 +8,17 @@
 //
 // Cost: the gather reads the input and writes it once more, and the segments read the copy, so
 // a column reduction moves about three times the input's bytes (the default mode's strided
-// kernel: once). So the plain terms over one reduced axis read the columns where they lie
-// instead (reproducible_columns.cuh: the same bits, the input read once); var, logsumexp, f64's
-// 2-norm and reduced axes that are not one progression take the gather.
+// kernel: once). So every op over one reduced axis whose results lie closer together than their
+// elements reads the columns where they lie instead (reproducible_columns.cuh: the same bits, the
+// input read once); reduced axes that are not one progression, rows-like views and outputs that
+// are not one stride apart take the gather.
 
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <type_traits>
 
@@ -128,11 +130,12 @@ unsigned grid_for(std::uint64_t work, std::uint64_t per_block) {
 //! when there are enough results to keep every SM reading, more when there are few.
 constexpr std::uint64_t kColumnBlocks = 2048;
 
-//! The plain terms over columns (reproducible_columns.cuh), for results [0, results) whose
-//! reduced elements are one progression and whose output lies one `step` apart.
+//! The columns (reproducible_columns.cuh) of results [0, results) whose reduced elements are one
+//! progression and whose output lies one `step` apart: accumulator A (a number, var's groups or
+//! logsumexp's pairs) picks the kernel.
 template <class T, class A, int kInputs, class Term, class Epilogue>
 void launch_columns(const T* x, const T* y, const StridedMap& map, std::int64_t step,
-                    unsigned bytes, Epilogue epilogue, const Term& term, const WorkspaceView& ws,
+                    unsigned bytes, Epilogue epilogue, Term term, const WorkspaceView& ws,
                     cudaStream_t stream) {
   using namespace repro;
   const AxisView& view = map.view;
@@ -143,11 +146,31 @@ void launch_columns(const T* x, const T* y, const StridedMap& map, std::int64_t 
   auto chunks_of = [&](std::uint64_t c) { return (plan.tiles + c - 1) / c; };
   const std::uint64_t target =
       reproducible_launch().grid != 0 ? reproducible_launch().grid : kColumnBlocks;
-  std::uint64_t chunk = kColumnChunk;
-  while (chunk > 1 && groups * chunks_of(chunk) < target) chunk /= 2;
-  const std::uint64_t chunks = chunks_of(chunk);
+  constexpr bool kVar = is_var_state<A>::value;
+  // Fewer tiles per chunk only while one result's partials still fit the workspace (at the
+  // largest chunk they do: at most kMaxTiles / 4 chunks of 40-byte partials).
   const std::uint64_t capacity = kPartialSlots * kPartialBytes / sizeof(A);
-  const std::uint64_t per_launch = chunks == 1 ? results : std::min(results, capacity / chunks);
+  static_assert(kMaxTiles / kVarColumnChunk * sizeof(VarState<double>) <=
+                    kPartialSlots * kPartialBytes &&
+                kMaxTiles / kColumnChunk * sizeof(LseState<double>) <= kPartialSlots * kPartialBytes,
+                "the largest chunks' partials of one result fit the workspace");
+  std::uint64_t chunk = kVar ? kVarColumnChunk : kColumnChunk;
+  while (chunk > 1 && groups * chunks_of(chunk) < target && chunks_of(chunk / 2) <= capacity)
+    chunk /= 2;
+  const std::uint64_t chunks = chunks_of(chunk);
+  // The partials of every result wait in the workspace where they fit, else in scratch from the
+  // library's pool (up to kStridedGatherBytes at a time), so that one launch takes all the
+  // results: a launch of fewer results than a row holds reads every row's lines again (6 launches
+  // of 6 of the 32 columns of 4,194,304 x 32 f64 made var 16x the default, session 36).
+  std::uint64_t per_launch = results;
+  std::uint64_t scratch_bytes = 0;
+  if (chunks > 1 && results > capacity / chunks) {
+    per_launch = std::min(results, std::max<std::uint64_t>(
+                                       kColumnsX, kStridedGatherBytes / (chunks * sizeof(A))));
+    scratch_bytes = per_launch * chunks * sizeof(A);
+  }
+  const Scratch scratch(scratch_bytes, ws.device, stream);
+  void* const partials = scratch_bytes != 0 ? scratch.get() : ws.d_partials;
   ColumnArgs<T> a{};
   a.x = x;
   a.y = y;
@@ -159,28 +182,42 @@ void launch_columns(const T* x, const T* y, const StridedMap& map, std::int64_t 
   a.tiles = plan.tiles;
   a.chunk_tiles = chunk;
   a.chunks = chunks;
-  a.partials = ws.d_partials;
+  a.partials = partials;
   unsigned char* const out = static_cast<unsigned char*>(epilogue.out);
   for (std::uint64_t r0 = 0; r0 < results; r0 += per_launch) {
     a.r0 = r0;
     a.count = std::min(per_launch, results - r0);
     epilogue.out = out + static_cast<std::uint64_t>(step) * r0 * bytes;
+    if constexpr (std::is_same_v<Term, SegmentScaledSquare>) {
+      // f64's 2-norm: each result's max |x| waits in its own place in the output.
+      term.max_abs = static_cast<const double*>(epilogue.out);
+      epilogue.first_pass = epilogue.out;
+    }
     const dim3 grid(static_cast<unsigned>((a.count + kColumnsX - 1) / kColumnsX),
                     static_cast<unsigned>(chunks));
-    column_kernel<T, A, kInputs><<<grid, dim3(kColumnsX, kColumnsY), 0, stream>>>(a, term, epilogue);
+    if constexpr (kVar) {
+      column_var_kernel<T, typename A::value_type, decltype(Term::term)::kSum>
+          <<<grid, dim3(kColumnsX, stats_groups<T>()), 0, stream>>>(a, epilogue);
+    } else if constexpr (is_lse_state<A>::value) {
+      column_lse_kernel<T, typename A::value_type>
+          <<<grid, dim3(kColumnsX, stats_groups<T>()), 0, stream>>>(a, epilogue);
+    } else {
+      column_kernel<T, A, kInputs><<<grid, dim3(kColumnsX, kColumnsY), 0, stream>>>(a, term,
+                                                                                     epilogue);
+    }
     REDUCELAB_CUDA_CHECK(cudaGetLastError());
     if (chunks > 1) {
-      column_fold_kernel<A><<<grid_for(a.count, 256), 256, 0, stream>>>(
-          static_cast<const A*>(ws.d_partials), a.count, chunks, n, epilogue);
+      column_fold_kernel<A><<<grid_for(a.count, 256 / 32), 256, 0, stream>>>(
+          static_cast<const A*>(partials), a.count, chunks, n, epilogue);
       REDUCELAB_CUDA_CHECK(cudaGetLastError());
     }
   }
 }
 
-//! Reads the view's results as columns when the op is a plain term (not var, logsumexp or f64's
-//! 2-norm), the reduced elements one progression, the results closer to each other than their
-//! elements are, and the output one stride; false (nothing launched) otherwise, and when a test
-//! set the gather's chunk size (so the tests compare both paths' bits).
+//! Reads the view's results as columns (every op of the mode: visit_op's, and f64's 2-norm after
+//! its first pass) when the reduced elements are one progression, the results closer to each
+//! other than their elements are, and the output one stride; false (nothing launched) otherwise,
+//! and when a test set the gather's chunk size (so the tests compare both paths' bits).
 template <class T>
 bool reduce_columns(const Reduction& r, const T* x, const T* y, const StridedMap& map,
                     std::int64_t step, unsigned bytes, void* d_out, const WorkspaceView& ws,
@@ -190,42 +227,28 @@ bool reduce_columns(const Reduction& r, const T* x, const T* y, const StridedMap
   if (view.reduced_rank != 1 || view.reduced == 0 || step == 0 || !map.reads_along_results() ||
       reproducible_launch().gather_bytes != 0)
     return false;
-  using S = sum_t<T>;
   const auto stride = static_cast<std::uint64_t>(step);
-  // The result of each kind, from a total in A (SegmentEpilogue).
-  auto result = [&](auto accumulator, auto kind) {
-    using E = SegmentEpilogue<decltype(accumulator), T>;
-    return E{d_out, stride, static_cast<typename E::Kind>(kind), r.op, 0,
-             !std::is_same_v<decltype(accumulator), S>, nullptr, 0};
-  };
-  using Kind = typename SegmentEpilogue<S, T>::Kind;
-  switch (r.op) {
-    case Op::sum: case Op::mean:
-      launch_columns<T, S, 1>(x, y, map, step, bytes, result(S{}, Kind::plain),
-                              SameTerm<PlainTerm<1>>{}, ws, stream);
+  if constexpr (std::is_same_v<T, double>) {
+    if (r.op == Op::norm && r.ord == 2) {
+      // max |x| of each result first (order-free: the default mode's strided kernel of ord inf),
+      // written in the result's own place, then (s x)^2 over the columns, s from it.
+      launch_axes<double>(Reduction::norm(std::numeric_limits<double>::infinity()), x, nullptr,
+                          view, d_out, ws, stream);
+      using Epi = SegmentEpilogue<double, double>;
+      launch_columns<double, double, 1>(
+          x, y, map, step, bytes, Epi{d_out, stride, Epi::norm2, r.op, 0, false, d_out, stride},
+          SegmentScaledSquare{static_cast<const double*>(d_out), stride}, ws, stream);
       return true;
-    case Op::dot:
-      launch_columns<T, S, 2>(x, y, map, step, bytes, result(S{}, Kind::plain),
-                              SameTerm<PlainTerm<2>>{}, ws, stream);
-      return true;
-    case Op::norm:
-      if (r.ord == 1) {
-        launch_columns<T, S, 1>(x, y, map, step, bytes, result(S{}, Kind::norm1),
-                                SameTerm<AbsTerm>{}, ws, stream);
-        return true;
-      }
-      if constexpr (!std::is_same_v<T, double>) {  // f64's 2-norm scales by a first pass
-        if (r.ord == 2) {
-          using A = norm2_acc_t<T>;
-          launch_columns<T, A, 1>(x, y, map, step, bytes, result(A{}, Kind::norm2),
-                                  SameTerm<SquareTerm>{}, ws, stream);
-          return true;
-        }
-      }
-      return false;
-    default:
-      return false;
+    }
   }
+  return visit_op<T>(r, d_out, stride,
+                     [&](auto acc, auto term, auto epilogue) {
+                       using Acc = decltype(acc);
+                       using A = typename Acc::type;
+                       launch_columns<T, A, Acc::inputs>(x, y, map, step, bytes, epilogue, term,
+                                                         ws, stream);
+                       return true;
+                     });
 }
 
 }  // namespace

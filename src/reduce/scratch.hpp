@@ -1,7 +1,8 @@
 #pragma once
 // Stream-ordered device memory that one call needs for its length only and that does not fit
 // the workspace (workspace.hpp): today the gpu_to_gpu strided gather's rows
-// (reproducible_strided.cu), up to 2 x kStridedGatherBytes a call.
+// (reproducible_strided.cu), up to 2 x kStridedGatherBytes a call, and the column kernels' chunk
+// partials when they do not fit the workspace (up to kStridedGatherBytes).
 //
 // It comes from a memory pool of the library's own on each device, not from the device's default
 // pool: the default pool's release threshold is 0 unless the application raised it, so after
