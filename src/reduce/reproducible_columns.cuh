@@ -6,8 +6,9 @@
 // gpu_to_gpu result of its elements (reproducible_plan.hpp), as the gather into rows gives them,
 // with the input read once instead of three times (read, written as rows, read again).
 //
-// Who reads what (none of it changes the bits): a block of 32 x Y threads takes 32 results
-// (threadIdx.x: consecutive results, so a warp's load is one row of 32 neighbouring columns)
+// Who reads what (none of it changes the bits): a block of 32 x Y threads (ColumnThread) takes
+// 32 results (a warp's 32 threads: consecutive results, so its load is one row of 32
+// neighbouring columns)
 // and a chunk of at most kColumnChunk tiles of each (kVarColumnChunk for var), a power of two
 // aligned in the tiles: a subtree of the result's tree. Thread y of the block holds lanes
 // [y L, y L + L) of the order (L = P / Y).
@@ -54,6 +55,42 @@ struct ColumnArgs {
   void* partials;          // chunks x count accumulators, chunk-major (chunks > 1)
 };
 
+//! What a thread of every column kernel takes: result i of the launch (tx: 32 consecutive
+//! results a warp, so that a warp's load is one row of neighbouring columns), lane group ty (the
+//! block's warp), the result's first element, and the block's chunk of tiles [t0, t_end). Blocks
+//! are one-dimensional: kColumnsX x the kernel's lane groups threads.
+template <class T>
+struct ColumnThread {
+  unsigned tx;
+  unsigned ty;
+  std::uint64_t i;
+  bool live;
+  const T* xs;  // a.x where the thread has no result
+  std::uint64_t t0;
+  std::uint64_t t_end;
+
+  __device__ explicit ColumnThread(const ColumnArgs<T>& a)
+      : tx(threadIdx.x % kColumnsX),
+        ty(threadIdx.x / kColumnsX),
+        i(static_cast<std::uint64_t>(blockIdx.x) * kColumnsX + tx),
+        live(i < a.count),
+        xs(a.x + (live ? a.map.result_in(a.r0 + i) : 0)),
+        t0(static_cast<std::uint64_t>(blockIdx.y) * a.chunk_tiles),
+        t_end(t0 + a.chunk_tiles < a.tiles ? t0 + a.chunk_tiles : a.tiles) {}
+};
+
+//! A chunk's total: the result where the chunk is the result's only one, else the chunk's
+//! partial for column_fold_kernel.
+template <class A, class T, class Epilogue>
+__device__ __forceinline__ void finish_chunk(const ColumnArgs<T>& a, std::uint64_t i,
+                                             const A& total, const Epilogue& epilogue) {
+  if (a.chunks == 1) {
+    epilogue(i, a.n, total);
+  } else {
+    static_cast<A*>(a.partials)[blockIdx.y * a.count + i] = total;
+  }
+}
+
 //! Blocks per SM the column kernel is built for: 4 (64 registers) where a thread's lanes fit,
 //! 2 where they take more than 128 bytes (bf16's 2-norm: 32 lanes of double), which would spill.
 template <class T, class A>
@@ -70,15 +107,10 @@ __global__ void __launch_bounds__(kColumnsX * kColumnsY, column_min_blocks<T, A>
   constexpr int kP = 32 * kC;                   // lanes of the order
   constexpr int kL = kP / static_cast<int>(kColumnsY);  // lanes per thread
   __shared__ A values[kColumnChunk][kColumnsY][kColumnsX];
-  const unsigned tx = threadIdx.x;
-  const unsigned ty = threadIdx.y;
-  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * kColumnsX + tx;
-  const bool live = i < a.count;
-  const T* xs = a.x + (live ? a.map.result_in(a.r0 + i) : 0);
+  const ColumnThread<T> me(a);
+  const auto [tx, ty, i, live, xs, t0, t_end] = me;
   const T* ys = kInputs == 2 ? a.y + (xs - a.x) : nullptr;
   const auto f = term.at(live ? i : 0);  // a term may read per result (f64 2-norm's scale)
-  const std::uint64_t t0 = static_cast<std::uint64_t>(blockIdx.y) * a.chunk_tiles;
-  const std::uint64_t t_end = t0 + a.chunk_tiles < a.tiles ? t0 + a.chunk_tiles : a.tiles;
   for (std::uint64_t t = t0; t < t_end; ++t) {
     A acc[kL];
 #pragma unroll
@@ -126,12 +158,7 @@ __global__ void __launch_bounds__(kColumnsX * kColumnsY, column_min_blocks<T, A>
       chunk[c] = identity<A>();
     }
   }
-  const A total = thread_tree(chunk);
-  if (a.chunks == 1) {
-    epilogue(i, a.n, total);
-  } else {
-    static_cast<A*>(a.partials)[blockIdx.y * a.count + i] = total;
-  }
+  finish_chunk(a, i, thread_tree(chunk), epilogue);
 }
 
 // ---- the statistics that hold the elements: var's groups and logsumexp's pairs ----------------
@@ -266,13 +293,8 @@ __global__ void __launch_bounds__(kColumnsX * stats_groups<T>(), stats_min_block
   __shared__ S m2s[kVarColumnChunk][kY][kColumnsX];
   __shared__ S sums[kVarColumnChunk][kY][kColumnsX];
   __shared__ S shifts[kVarColumnChunk][kColumnsX];
-  const unsigned tx = threadIdx.x;
-  const unsigned ty = threadIdx.y;
-  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * kColumnsX + tx;
-  const bool live = i < a.count;
-  const T* xs = a.x + (live ? a.map.result_in(a.r0 + i) : 0);
-  const std::uint64_t t0 = static_cast<std::uint64_t>(blockIdx.y) * a.chunk_tiles;
-  const std::uint64_t t_end = t0 + a.chunk_tiles < a.tiles ? t0 + a.chunk_tiles : a.tiles;
+  const ColumnThread<T> me(a);
+  const auto [tx, ty, i, live, xs, t0, t_end] = me;
   for (std::uint64_t t = t0; t < t_end; ++t) {
     V group = var_identity<S>();
     S shift = S(0);
@@ -318,12 +340,7 @@ __global__ void __launch_bounds__(kColumnsX * stats_groups<T>(), stats_min_block
       chunk[c] = var_identity<S>();
     }
   }
-  const V total = thread_tree(chunk);  // var_merge, left to right
-  if (a.chunks == 1) {
-    epilogue(i, a.n, total);
-  } else {
-    static_cast<V*>(a.partials)[blockIdx.y * a.count + i] = total;
-  }
+  finish_chunk(a, i, thread_tree(chunk), epilogue);  // var_merge, left to right
 }
 
 //! column_kernel for logsumexp's pairs (reproducible_stats.hpp): each batch of 4 steps of a tile
@@ -344,13 +361,8 @@ __global__ void __launch_bounds__(kColumnsX * stats_groups<T>(), stats_min_block
   __shared__ S maxima[2][kY][kColumnsX];  // a batch's, alternating between batches
   __shared__ S sums[kColumnChunk][kY][kColumnsX];
   __shared__ S tile_max[kColumnChunk][kColumnsX];
-  const unsigned tx = threadIdx.x;
-  const unsigned ty = threadIdx.y;
-  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * kColumnsX + tx;
-  const bool live = i < a.count;
-  const T* xs = a.x + (live ? a.map.result_in(a.r0 + i) : 0);
-  const std::uint64_t t0 = static_cast<std::uint64_t>(blockIdx.y) * a.chunk_tiles;
-  const std::uint64_t t_end = t0 + a.chunk_tiles < a.tiles ? t0 + a.chunk_tiles : a.tiles;
+  const ColumnThread<T> me(a);
+  const auto [tx, ty, i, live, xs, t0, t_end] = me;
   int buffer = 0;
   for (std::uint64_t t = t0; t < t_end; ++t) {
     S s[kL];
@@ -408,12 +420,7 @@ __global__ void __launch_bounds__(kColumnsX * stats_groups<T>(), stats_min_block
       chunk[c] = lse_identity<S>();
     }
   }
-  const LseState<S> total = thread_tree(chunk);  // lse_merge
-  if (a.chunks == 1) {
-    epilogue(i, a.n, total);
-  } else {
-    static_cast<LseState<S>*>(a.partials)[blockIdx.y * a.count + i] = total;
-  }
+  finish_chunk(a, i, thread_tree(chunk), epilogue);  // lse_merge
 }
 
 //! Each result's chunk partials in the tiles' tree, a warp per result: chunk c's partial waits

@@ -23,6 +23,7 @@
 #include <type_traits>
 
 #include "common/cuda_check.hpp"
+#include "common/kernel_launch.cuh"
 #include "reduce/launch.hpp"
 #include "reduce/reproducible.hpp"
 #include "reduce/reproducible_columns.cuh"
@@ -35,6 +36,11 @@
 namespace reducelab::detail {
 
 namespace {
+
+//! launch_kernel's tag for the column kernels: kKind (1 var, 2 logsumexp, 3 the plain terms, 4
+//! the fold) and every template argument of the kernel.
+template <int kKind, class... Ts>
+struct ColumnTag {};
 
 constexpr int kGatherTile = 32;  //!< results per tile, and reduced indices per pass of a warp
 constexpr int kGatherRows = 8;   //!< threads per block: 32 x 8
@@ -196,20 +202,26 @@ void launch_columns(const T* x, const T* y, const StridedMap& map, std::int64_t 
     const dim3 grid(static_cast<unsigned>((a.count + kColumnsX - 1) / kColumnsX),
                     static_cast<unsigned>(chunks));
     if constexpr (kVar) {
-      column_var_kernel<T, typename A::value_type, decltype(Term::term)::kSum>
-          <<<grid, dim3(kColumnsX, stats_groups<T>()), 0, stream>>>(a, epilogue);
+      constexpr bool kSum = decltype(Term::term)::kSum;
+      launch_kernel<ColumnTag<1, T, A, Epilogue, std::bool_constant<kSum>>>(
+          column_var_kernel<T, typename A::value_type, kSum, Epilogue>, grid,
+          kColumnsX * stats_groups<T>(), stream, ws.device,
+          "launch of reducelab column_var_kernel", a, epilogue);
     } else if constexpr (is_lse_state<A>::value) {
-      column_lse_kernel<T, typename A::value_type>
-          <<<grid, dim3(kColumnsX, stats_groups<T>()), 0, stream>>>(a, epilogue);
+      launch_kernel<ColumnTag<2, T, A, Epilogue>>(
+          column_lse_kernel<T, typename A::value_type, Epilogue>, grid,
+          kColumnsX * stats_groups<T>(), stream, ws.device,
+          "launch of reducelab column_lse_kernel", a, epilogue);
     } else {
-      column_kernel<T, A, kInputs><<<grid, dim3(kColumnsX, kColumnsY), 0, stream>>>(a, term,
-                                                                                     epilogue);
+      launch_kernel<ColumnTag<3, T, A, Epilogue, Term, std::integral_constant<int, kInputs>>>(
+          column_kernel<T, A, kInputs, Term, Epilogue>, grid, kColumnsX * kColumnsY, stream,
+          ws.device, "launch of reducelab column_kernel", a, term, epilogue);
     }
-    REDUCELAB_CUDA_CHECK(cudaGetLastError());
     if (chunks > 1) {
-      column_fold_kernel<A><<<grid_for(a.count, 256 / 32), 256, 0, stream>>>(
-          static_cast<const A*>(partials), a.count, chunks, n, epilogue);
-      REDUCELAB_CUDA_CHECK(cudaGetLastError());
+      launch_kernel<ColumnTag<4, A, Epilogue>>(
+          column_fold_kernel<A, Epilogue>, dim3(grid_for(a.count, 256 / 32)), 256, stream,
+          ws.device, "launch of reducelab column_fold_kernel", static_cast<const A*>(partials),
+          a.count, chunks, n, epilogue);
     }
   }
 }
