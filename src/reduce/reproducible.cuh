@@ -548,7 +548,11 @@ __device__ __forceinline__ VarState<S> var_tile_partial(const ReproArgs<T>& a, s
 }
 
 // The partial of tile t, in every lane of the warp: the fixed-order sum of f.apply(x, y).
-template <class T, class A, int kInputs, bool kYVector, class Term = PlainTerm<kInputs>>
+//! kPeel: the loop with its first batch peeled off (below), which the whole-array kernel takes
+//! for f16 sum and mean; the segment kernels keep the loop as it was (scripts/sass_loads.py and
+//! session 37's notebook: there the peel worsens their schedules).
+template <class T, class A, int kInputs, bool kYVector, bool kPeel = false,
+          class Term = PlainTerm<kInputs>>
 __device__ __forceinline__ A tile_partial(const ReproArgs<T>& a, std::uint64_t t, unsigned lane,
                                           const Term& f = Term{}) {
   if constexpr (is_lse_state<A>::value) {
@@ -587,20 +591,53 @@ __device__ __forceinline__ A tile_partial(const ReproArgs<T>& a, std::uint64_t t
         acc[j] = add(acc[j], j >= from ? value : identity<A>());  // changes nothing
       }
     };
-    for (std::uint64_t k = 0; k < a.steps; k += kUnroll) {
-      uint4 rx[kUnroll];
-      uint4 ry[kInputs == 2 && kYVector ? kUnroll : 1];
+    if constexpr (kPeel) {
+      // A batch of the peeled loop: kUnroll vectors loaded, then added. Only a tile's first batch
+      // masks anything (the head of the span, lane 0's first o elements, is the previous tile's).
+      auto batch = [&](std::uint64_t k, auto head) {
+        uint4 rx[kUnroll];
+        uint4 ry[kInputs == 2 && kYVector ? kUnroll : 1];
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        rx[u] = device::load16<device::LoadHint::no_alloc>(xs + (lane + 32 * (k + u)) * kC);
-        if constexpr (kInputs == 2 && kYVector)
-          ry[u] = device::load16<device::LoadHint::no_alloc>(ys + (lane + 32 * (k + u)) * kC);
-      }
+        for (int u = 0; u < kUnroll; ++u) {
+          rx[u] = device::load16<device::LoadHint::no_alloc>(xs + (lane + 32 * (k + u)) * kC);
+          if constexpr (kInputs == 2 && kYVector)
+            ry[u] = device::load16<device::LoadHint::no_alloc>(ys + (lane + 32 * (k + u)) * kC);
+        }
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        // The head of the span (lane 0's first o elements) is the previous tile's.
-        const int from = (k + u == 0 && lane == 0) ? static_cast<int>(o) : 0;
-        use(k + u, rx[u], ry[kInputs == 2 && kYVector ? u : 0], from);
+        for (int u = 0; u < kUnroll; ++u) {
+          const int from = head && u == 0 && lane == 0 ? static_cast<int>(o) : 0;
+          use(k + u, rx[u], ry[kInputs == 2 && kYVector ? u : 0], from);
+        }
+      };
+      // The first batch peeled off, the rest rolled: the loop holds no per-element predicates
+      // (f16 sum: 81 instructions a batch instead of 102). For f32 and f64 sum ptxas then
+      // issues the four loads before the first add, as in the default kernel's loop, but that
+      // did not make them faster (reproducible_kernel says where it is used).
+      batch(0, std::true_type{});
+#pragma unroll 1
+      for (std::uint64_t k = kUnroll; k < a.steps; k += kUnroll) batch(k, std::false_type{});
+    } else {
+      // The segment kernels' loop as it was written before the peel, kept verbatim: the same
+      // batches in the same order, and ptxas schedules them at the segment kernels' register
+      // budgets by the shape of this code. Writing it as batch(k, ...) moved their loads in
+      // flight both ways (sass_loads.py: the f64 long kernel from [5, 5, 4, ...] to [1, 1, 1,
+      // ...] at 64 registers), and so did defining the batch lambda outside the peeled branch,
+      // unused; as it is, their SASS is the same as before the peel. It stays as measured.
+      for (std::uint64_t k = 0; k < a.steps; k += kUnroll) {
+        uint4 rx[kUnroll];
+        uint4 ry[kInputs == 2 && kYVector ? kUnroll : 1];
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+          rx[u] = device::load16<device::LoadHint::no_alloc>(xs + (lane + 32 * (k + u)) * kC);
+          if constexpr (kInputs == 2 && kYVector)
+            ry[u] = device::load16<device::LoadHint::no_alloc>(ys + (lane + 32 * (k + u)) * kC);
+        }
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+          // The head of the span (lane 0's first o elements) is the previous tile's.
+          const int from = (k + u == 0 && lane == 0) ? static_cast<int>(o) : 0;
+          use(k + u, rx[u], ry[kInputs == 2 && kYVector ? u : 0], from);
+        }
       }
     }
     if (o != 0 && lane == 0) {
@@ -734,6 +771,13 @@ template <class T, class A, int kInputs, int kBlock, bool kYVector, class Term, 
 __global__ void __launch_bounds__(kBlock, min_blocks<A>(kBlock))
     reproducible_kernel(ReproArgs<T> a, Term term, Epilogue epilogue) {
   const Term f = term.bind();
+  // The peeled loop for f16's plain one-input sum (sum and mean) only: where it was measured
+  // faster. On an H100, in one binary with the loop chosen per run (session 38): f16 sum at
+  // 2^27 costs +8.5% over the default instead of +13.9%, 2^14..2^20 about 5 points less; f32
+  // sum did not move (+6.6% both ways at 2^27, though its loop now waits with four loads in
+  // flight, not one or two); f64 sum (+7.6% against +5.6%), f32 dot (+8.8% against +6.0%) and
+  // f16 dot got worse. bf16 and the norms have the same loop shape but were not measured.
+  constexpr bool kPeelTiles = std::is_same_v<T, __half> && std::is_same_v<Term, PlainTerm<1>>;
   constexpr unsigned kWarps = kBlock / 32;
   const unsigned lane = threadIdx.x & 31;
   const unsigned warp = threadIdx.x / 32;
@@ -749,7 +793,7 @@ __global__ void __launch_bounds__(kBlock, min_blocks<A>(kBlock))
   if (gridDim.x == 1) {
     // One block: barriers instead of tickets.
     for (std::uint64_t t = warp; t < a.tiles; t += kWarps) {
-      const A partial = tile_partial<T, A, kInputs, kYVector>(a, t, lane, f);
+      const A partial = tile_partial<T, A, kInputs, kYVector, kPeelTiles>(a, t, lane, f);
       if (lane == 0) tile_slots[t] = partial;
     }
     __syncthreads();
@@ -779,7 +823,7 @@ __global__ void __launch_bounds__(kBlock, min_blocks<A>(kBlock))
   const std::uint64_t run_first = block_first + warp * a.run;
   const std::uint64_t run_end = run_first + a.run < block_end ? run_first + a.run : block_end;
   for (std::uint64_t t = run_first; t < run_end; ++t) {
-    const A partial = tile_partial<T, A, kInputs, kYVector>(a, t, lane, f);
+    const A partial = tile_partial<T, A, kInputs, kYVector, kPeelTiles>(a, t, lane, f);
     if (lane == 0) tile_slots[t] = partial;
   }
 
