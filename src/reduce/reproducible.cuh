@@ -28,6 +28,12 @@
 // default kernel's (each input read once, 16-byte loads, 4 vectors in flight per thread); sum
 // f32 costs +4% at 2^30, +6% at 2^27, +11% (+2.8 us) at 2^24 and 0.1..1.0 us at 2^10..2^20 over
 // the default. The first version's one ticket and release fence per tile cost +124% at 2^24.
+// Most of what is left is the reading that the order implies (session 39): a tile is one
+// contiguous span read by one warp, so about 6,300 spans are read at once, and the same bytes
+// move at ~89% of DRAM throughput against the default's grid-stride 93% (+5% at 2^27 and 2^30
+// in a program that only adds, docs/notebook/raw/h200-access-patterns-session39.cu). Both deals
+// of these tiles measured there keep it; an order whose concurrently read tiles are adjacent is
+// the candidate (not built).
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
