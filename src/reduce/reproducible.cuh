@@ -31,9 +31,14 @@
 // Most of what is left is the reading that the order implies (session 39): a tile is one
 // contiguous span read by one warp, so about 6,300 spans are read at once, and the same bytes
 // move at ~89% of DRAM throughput against the default's grid-stride 93% (+5% at 2^27 and 2^30
-// in a program that only adds, docs/notebook/raw/h200-access-patterns-session39.cu). Both deals
-// of these tiles measured there keep it; an order whose concurrently read tiles are adjacent is
-// the candidate (not built).
+// in a program that only adds, docs/notebook/raw/h200-access-patterns-session39.cu). On an H100
+// (session 40, Nsight Compute, f32 sum 2^27) this kernel runs 179.5 us, that program's warp runs
+// 178.3 and grid-stride 170.6: the reading is the cost there too. The order need not change for
+// it: the same tiles dealt tile t to warp t mod W (consecutive warps on adjacent tiles) read
+// within 1% of grid-stride in that program, as a new order's best deal does. That deal needs
+// other tickets (a block's tiles are not one range; groups complete round by round), not built.
+// Spreading today's runs over every block (all 396, not 342) gained the program 1.5 points and
+// this kernel nothing; it is not kept.
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -600,14 +605,30 @@ __device__ __forceinline__ A tile_partial(const ReproArgs<T>& a, std::uint64_t t
     if constexpr (kPeel) {
       // A batch of the peeled loop: kUnroll vectors loaded, then added. Only a tile's first batch
       // masks anything (the head of the span, lane 0's first o elements, is the previous tile's).
+      // For 4- and 8-byte elements the lane's vectors are read through a pointer that steps by
+      // a batch (px, py) instead of an address recomputed from k in 64 bits: the same loads in
+      // the same order, fewer registers, so ptxas keeps more of them in flight within the 40
+      // that 3 blocks of 512 allow (reproducible_kernel). The 2-byte loop stays as measured.
+      const uint4* px = reinterpret_cast<const uint4*>(xs) + lane;
+      const uint4* py = kInputs == 2 ? reinterpret_cast<const uint4*>(ys) + lane : nullptr;
       auto batch = [&](std::uint64_t k, auto head) {
         uint4 rx[kUnroll];
         uint4 ry[kInputs == 2 && kYVector ? kUnroll : 1];
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u) {
-          rx[u] = device::load16<device::LoadHint::no_alloc>(xs + (lane + 32 * (k + u)) * kC);
-          if constexpr (kInputs == 2 && kYVector)
-            ry[u] = device::load16<device::LoadHint::no_alloc>(ys + (lane + 32 * (k + u)) * kC);
+          if constexpr (sizeof(T) >= 4) {
+            rx[u] = device::load16<device::LoadHint::no_alloc>(px + 32 * u);
+            if constexpr (kInputs == 2 && kYVector)
+              ry[u] = device::load16<device::LoadHint::no_alloc>(py + 32 * u);
+          } else {
+            rx[u] = device::load16<device::LoadHint::no_alloc>(xs + (lane + 32 * (k + u)) * kC);
+            if constexpr (kInputs == 2 && kYVector)
+              ry[u] = device::load16<device::LoadHint::no_alloc>(ys + (lane + 32 * (k + u)) * kC);
+          }
+        }
+        if constexpr (sizeof(T) >= 4) {
+          px += 32 * kUnroll;
+          if constexpr (kInputs == 2) py += 32 * kUnroll;
         }
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u) {
@@ -615,13 +636,15 @@ __device__ __forceinline__ A tile_partial(const ReproArgs<T>& a, std::uint64_t t
           use(k + u, rx[u], ry[kInputs == 2 && kYVector ? u : 0], from);
         }
       };
-      // The first batch peeled off, the rest rolled: the loop holds no per-element predicates
-      // (f16 sum: 81 instructions a batch instead of 102). For f32 and f64 sum ptxas then
-      // issues the four loads before the first add, as in the default kernel's loop, but that
-      // did not make them faster (reproducible_kernel says where it is used).
       batch(0, std::true_type{});
+      if constexpr (sizeof(T) >= 4) {
+        // Unrolled by ptxas: the next batch's loads go out before this one's adds.
+        for (std::uint64_t k = kUnroll; k < a.steps; k += kUnroll) batch(k, std::false_type{});
+      } else {
+        // Rolled (f16: 81 instructions a batch instead of 102, no per-element predicates).
 #pragma unroll 1
-      for (std::uint64_t k = kUnroll; k < a.steps; k += kUnroll) batch(k, std::false_type{});
+        for (std::uint64_t k = kUnroll; k < a.steps; k += kUnroll) batch(k, std::false_type{});
+      }
     } else {
       // The segment kernels' loop as it was written before the peel, kept verbatim: the same
       // batches in the same order, and ptxas schedules them at the segment kernels' register
@@ -777,13 +800,21 @@ template <class T, class A, int kInputs, int kBlock, bool kYVector, class Term, 
 __global__ void __launch_bounds__(kBlock, min_blocks<A>(kBlock))
     reproducible_kernel(ReproArgs<T> a, Term term, Epilogue epilogue) {
   const Term f = term.bind();
-  // The peeled loop for f16's plain one-input sum (sum and mean) only: where it was measured
-  // faster. On an H100, in one binary with the loop chosen per run (session 38): f16 sum at
-  // 2^27 costs +8.5% over the default instead of +13.9%, 2^14..2^20 about 5 points less; f32
-  // sum did not move (+6.6% both ways at 2^27, though its loop now waits with four loads in
-  // flight, not one or two); f64 sum (+7.6% against +5.6%), f32 dot (+8.8% against +6.0%) and
-  // f16 dot got worse. bf16 and the norms have the same loop shape but were not measured.
-  constexpr bool kPeelTiles = std::is_same_v<T, __half> && std::is_same_v<Term, PlainTerm<1>>;
+  // The peeled loop (tile_partial) for the plain one-input sums (sum and mean) of f32, f64 and
+  // f16: faster for f16 and f64 (at 2^22-2^24), no slower for f32, which shares f64's code;
+  // bf16, dot and the statistics keep the loop as it was.
+  // - f16 (session 38, H100, one binary): 2^27 +13.9% -> +8.5% over the default; bf16 gained
+  //   nothing from 2^22 (session 39, H200).
+  // - f32 and f64 (session 40, H100, against e5f9fe1's binary in turn on one machine): with a
+  //   pointer that steps by a batch the loop is 89 (f32) and 61 (f64) instructions with
+  //   [4, 3, 3, 4, 4, ...] and [4, 3, 4, 4, ...] loads in flight at its waits, instead of 167
+  //   and 132 instructions that recomputed each address from the step. Cost over the default,
+  //   two rounds: f64 sum 2^22 +12/+12% -> +10/+8%, 2^23 +13/+16% -> +8/+7%, 2^24 +9/+9% ->
+  //   +7/+7%; f32 sum within the rounds' spread at every size; 2^27 and 2^30 unchanged for both
+  //   (docs/results/h200-reproducible.md, session 40). Session 38's peel, with the addresses
+  //   from the step, had made f64 worse (+5.6% -> +7.6%).
+  constexpr bool kPeelTiles = (std::is_same_v<T, __half> || sizeof(T) >= 4) &&
+                              std::is_same_v<Term, PlainTerm<1>>;
   constexpr unsigned kWarps = kBlock / 32;
   const unsigned lane = threadIdx.x & 31;
   const unsigned warp = threadIdx.x / 32;

@@ -17,11 +17,16 @@
 //   block_tiles      tiles of kWarps x 32 x K vectors, read by a whole block (thread i reads
 //                    vectors i, i + kBlock, ... of the tile: a 8 KB front per block and step),
 //                    a contiguous run of such tiles per block, no per-tile tree.
-//   6-10 (built, not run: call 3 got no machine) rows_deal_warp_runs, rows_deal_block,
-//                    rows_deal_grid: tile t = rows t, t + V, t + 2V, ... (V tiles, a row 32
-//                    vectors), dealt as warp runs, a block's range with its warps in turn, or tile
-//                    t to global warp t mod W; tiles_deal_grid: today's tiles dealt t mod W;
-//                    block_tiles_tree: block_tiles with a block tree per tile. All with the tree.
+//   6-10 (built in session 39, first run in session 40 on an H100) rows_deal_warp_runs,
+//                    rows_deal_block, rows_deal_grid: tile t = rows t, t + V, t + 2V, ... (V
+//                    tiles, a row 32 vectors), dealt as warp runs, a block's range with its warps
+//                    in turn, or tile t to global warp t mod W; tiles_deal_grid: today's tiles
+//                    dealt t mod W; block_tiles_tree: block_tiles with a block tree per tile.
+//                    All with the tree.
+//   11-13 (session 40) grid_stride_342: grid_stride on as many blocks as warp_runs keeps busy;
+//                    warp_runs_balanced, block_interleave_balanced: today's tiles dealt over
+//                    every warp of the grid (contiguous runs of 5 or 6, or balanced block ranges
+//                    with the warps in turn), with the tree.
 //
 // Each kernel spells out its own loop on purpose (duplicates reports them): patterns 0-5 are the
 // code that ran in call 1, whose schedules were checked with scripts/sass_loads.py; folding them
@@ -239,7 +244,11 @@ __device__ __forceinline__ float tile_sum(const float4* x, std::uint64_t row0,
 // kOrder 0: tile t is rows tK .. tK + K - 1 (today's order); 1: rows t, t + V, t + 2V, ... (V the
 // number of tiles: consecutive tiles read adjacent rows at each step).
 // kDeal 0: contiguous runs per warp; 1: a contiguous range per block, its warps in turn; 2: tile
-// t to global warp t mod W (a dense front over the grid).
+// t to global warp t mod W (a dense front over the grid). Added in session 40, balanced deals of
+// today's tiles over every warp of the grid (the others leave blocks without tiles: 32,768 tiles
+// in runs of 6 over 396 x 16 warps keep 342 blocks busy, 2 on 54 SMs and 3 on 78):
+// 3: warp g of W takes the contiguous tiles [g T / W, (g + 1) T / W) (5 or 6 of them);
+// 4: block b of G the contiguous range [b T / G, (b + 1) T / G), its warps in turn.
 template <int kMinBlocks, int kOrder, int kDeal>
 __global__ void __launch_bounds__(kBlock, kMinBlocks)
     dealt_tiles(const float4* x, std::uint64_t tiles, std::uint64_t k, std::uint64_t run,
@@ -257,10 +266,19 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks)
     first = block_first + warp;
     end = block_first + kWarps * run < tiles ? block_first + kWarps * run : tiles;
     step = kWarps;
-  } else {
+  } else if constexpr (kDeal == 2) {
     first = g;
     end = tiles;
     step = std::uint64_t{gridDim.x} * kWarps;
+  } else if constexpr (kDeal == 3) {
+    const std::uint64_t w = std::uint64_t{gridDim.x} * kWarps;
+    first = g * tiles / w;
+    end = (g + 1) * tiles / w;
+    step = 1;
+  } else {
+    first = blockIdx.x * tiles / gridDim.x + warp;
+    end = (blockIdx.x + std::uint64_t{1}) * tiles / gridDim.x;
+    step = kWarps;
   }
   for (std::uint64_t t = first; t < end; t += step) {
     const float p = kOrder == 0 ? tile_sum(x, t * k, 1, k, lane) : tile_sum(x, t, tiles, k, lane);
@@ -361,7 +379,8 @@ int main(int argc, char** argv) {
     const char* names[] = {"grid_stride", "warp_runs_tree", "warp_runs", "block_interleave",
                            "block_tiles", "warp_runs_tree2", "rows_deal_warp_runs",
                            "rows_deal_block", "rows_deal_grid", "tiles_deal_grid",
-                           "block_tiles_tree"};
+                           "block_tiles_tree", "grid_stride_342", "warp_runs_balanced",
+                           "block_interleave_balanced"};
     // AP_PATTERNS=a,b: only these patterns (by number).
     std::vector<int> patterns;
     if (const char* only_p = std::getenv("AP_PATTERNS")) {
@@ -371,7 +390,7 @@ int main(int argc, char** argv) {
         if (*c == ',') ++c;
       }
     } else {
-      for (int i = 0; i < 11; ++i) patterns.push_back(i);
+      for (int i = 0; i < 14; ++i) patterns.push_back(i);
     }
     for (int round = 1; round <= rounds; ++round) {
       for (int minb : {3, 4}) {
@@ -379,7 +398,7 @@ int main(int argc, char** argv) {
           int grid = 0;
           std::uint64_t outs = 0;
           auto launch = [&](const float4* x) {
-            switch (p * 10 + minb) {  // p <= 10: cases 103, 104
+            switch (p * 10 + minb) {  // p <= 13: cases 133, 134
 #define CASE(P, B, KERNEL, ...)                                        \
   case P * 10 + B:                                                     \
     if (grid == 0) grid = resident(KERNEL);                            \
@@ -415,6 +434,21 @@ int main(int argc, char** argv) {
               CASE(9, 4, (dealt_tiles<4, 0, 2>), x, tiles, k, (tiles + grid * kWarps - 1) / (grid * kWarps), out)
               CASE(10, 3, block_tiles_tree<3>, x, btiles, k, (btiles + grid - 1) / grid, out)
               CASE(10, 4, block_tiles_tree<4>, x, btiles, k, (btiles + grid - 1) / grid, out)
+              CASE(12, 3, (dealt_tiles<3, 0, 3>), x, tiles, k, 0, out)
+              CASE(12, 4, (dealt_tiles<4, 0, 3>), x, tiles, k, 0, out)
+              CASE(13, 3, (dealt_tiles<3, 0, 4>), x, tiles, k, 0, out)
+              CASE(13, 4, (dealt_tiles<4, 0, 4>), x, tiles, k, 0, out)
+              // 11 (session 40): grid_stride on as many blocks as warp_runs keeps busy.
+              case 113:
+              case 114:
+                if (grid == 0) {
+                  const int r = minb == 3 ? resident(grid_stride<3>) : resident(grid_stride<4>);
+                  const std::uint64_t run = (tiles + std::uint64_t(r) * kWarps - 1) / (std::uint64_t(r) * kWarps);
+                  grid = int((tiles + kWarps * run - 1) / (kWarps * run));
+                }
+                if (minb == 3) grid_stride<3><<<grid, kBlock>>>(x, nvec, out);
+                else grid_stride<4><<<grid, kBlock>>>(x, nvec, out);
+                break;
 #undef CASE
             }
           };
@@ -423,7 +457,9 @@ int main(int argc, char** argv) {
           launch(reinterpret_cast<const float4*>(xs[0]));
           CHECK(cudaGetLastError());
           CHECK(cudaDeviceSynchronize());
-          outs = p == 1 || (p >= 5 && p <= 9) ? tiles : p == 10 ? btiles : std::uint64_t(grid) * kWarps;
+          outs = p == 1 || (p >= 5 && p <= 9) || p >= 12 ? tiles
+                 : p == 10                               ? btiles
+                                                         : std::uint64_t(grid) * kWarps;
           CHECK(cudaMemcpy(host_out.data(), out, outs * 4, cudaMemcpyDeviceToHost));
           double sum = 0;
           for (std::uint64_t i = 0; i < outs; ++i) sum += host_out[i];
