@@ -23,6 +23,9 @@
 //                    in turn, or tile t to global warp t mod W; tiles_deal_grid: today's tiles
 //                    dealt t mod W; block_tiles_tree: block_tiles with a block tree per tile.
 //                    All with the tree.
+//   14-15 (session 40) tiles_deal_grid_tickets, tiles_deal_grid_warp_tickets: pattern 9 with
+//                    the tickets per round that its deal would need, blocking or taken by the
+//                    block's last warp of the round (grid_deal_tickets).
 //   11-13 (session 40) grid_stride_342: grid_stride on as many blocks as warp_runs keeps busy;
 //                    warp_runs_balanced, block_interleave_balanced: today's tiles dealt over
 //                    every warp of the grid (contiguous runs of 5 or 6, or balanced block ranges
@@ -286,6 +289,57 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks)
   }
 }
 
+// Session 40: pattern 9's deal (tile t to warp t mod W) with the tickets that deal would need,
+// counting tiles per group of 1,024 as the library does (the counts are not checked here; only
+// their cost is measured). In round r block b holds tiles rW + 16b .. rW + 16b + 15.
+// kBlocking: a barrier, thread 0's fence and one atomic per group the round touches, a barrier
+// (pattern 14); otherwise each warp's lane 0 fences and counts its tile in shared memory, and
+// the block's last warp of the round takes the atomics, the others go on (pattern 15).
+template <int kMinBlocks, bool kBlocking>
+__global__ void __launch_bounds__(kBlock, kMinBlocks)
+    grid_deal_tickets(const float4* x, std::uint64_t tiles, std::uint64_t k, float* out,
+                      unsigned* counters) {
+  __shared__ unsigned round_count[8];
+  if (threadIdx.x < 8) round_count[threadIdx.x] = 0;
+  __syncthreads();
+  const unsigned lane = threadIdx.x & 31;
+  const unsigned warp = threadIdx.x / 32;
+  const std::uint64_t w_all = std::uint64_t{gridDim.x} * kWarps;
+  for (std::uint64_t r = 0; r * w_all + blockIdx.x * std::uint64_t{kWarps} < tiles; ++r) {
+    const std::uint64_t lo = r * w_all + blockIdx.x * std::uint64_t{kWarps};
+    const std::uint64_t hi = lo + kWarps < tiles ? lo + kWarps : tiles;
+    const std::uint64_t t = lo + warp;
+    if (t < tiles) {
+      const float p = tile_sum(x, t * k, 1, k, lane);
+      if (lane == 0) out[t] = p;
+    }
+    auto take = [&]() {
+      for (std::uint64_t grp = lo / 1024; grp <= (hi - 1) / 1024; ++grp) {
+        const std::uint64_t a = grp * 1024 > lo ? grp * 1024 : lo;
+        const std::uint64_t b = (grp + 1) * 1024 < hi ? (grp + 1) * 1024 : hi;
+        atomicAdd(&counters[grp & 63], static_cast<unsigned>(b - a));
+      }
+    };
+    if constexpr (kBlocking) {
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        __threadfence();
+        take();
+      }
+      __syncthreads();
+    } else {
+      if (lane == 0 && t < tiles) {
+        __threadfence();
+        if (atomicAdd(&round_count[r & 7], 1u) == static_cast<unsigned>(hi - lo) - 1) {
+          round_count[r & 7] = 0;
+          take();
+        }
+      }
+      __syncwarp();
+    }
+  }
+}
+
 // Tiles of kBlock x k vectors read by a whole block (thread i: vectors i, i + kBlock, ...), a
 // contiguous run of them per block, each tile's partial a block tree (warp trees, then warp 0).
 template <int kMinBlocks>
@@ -352,6 +406,9 @@ int main(int argc, char** argv) {
                                  std::uint64_t{1} << 30};
   float* out = nullptr;
   CHECK(cudaMalloc(&out, 1 << 22));
+  unsigned* counters = nullptr;  // patterns 14 and 15 (counts not checked)
+  CHECK(cudaMalloc(&counters, 64 * sizeof(unsigned)));
+  CHECK(cudaMemset(counters, 0, 64 * sizeof(unsigned)));
   std::vector<float> host_out(1 << 20);
   cudaEvent_t e0, e1;
   CHECK(cudaEventCreate(&e0));
@@ -380,7 +437,8 @@ int main(int argc, char** argv) {
                            "block_tiles", "warp_runs_tree2", "rows_deal_warp_runs",
                            "rows_deal_block", "rows_deal_grid", "tiles_deal_grid",
                            "block_tiles_tree", "grid_stride_342", "warp_runs_balanced",
-                           "block_interleave_balanced"};
+                           "block_interleave_balanced", "tiles_deal_grid_tickets",
+                           "tiles_deal_grid_warp_tickets"};
     // AP_PATTERNS=a,b: only these patterns (by number).
     std::vector<int> patterns;
     if (const char* only_p = std::getenv("AP_PATTERNS")) {
@@ -390,7 +448,7 @@ int main(int argc, char** argv) {
         if (*c == ',') ++c;
       }
     } else {
-      for (int i = 0; i < 14; ++i) patterns.push_back(i);
+      for (int i = 0; i < 16; ++i) patterns.push_back(i);
     }
     for (int round = 1; round <= rounds; ++round) {
       for (int minb : {3, 4}) {
@@ -398,7 +456,7 @@ int main(int argc, char** argv) {
           int grid = 0;
           std::uint64_t outs = 0;
           auto launch = [&](const float4* x) {
-            switch (p * 10 + minb) {  // p <= 13: cases 133, 134
+            switch (p * 10 + minb) {  // p <= 15: cases 153, 154
 #define CASE(P, B, KERNEL, ...)                                        \
   case P * 10 + B:                                                     \
     if (grid == 0) grid = resident(KERNEL);                            \
@@ -438,6 +496,10 @@ int main(int argc, char** argv) {
               CASE(12, 4, (dealt_tiles<4, 0, 3>), x, tiles, k, 0, out)
               CASE(13, 3, (dealt_tiles<3, 0, 4>), x, tiles, k, 0, out)
               CASE(13, 4, (dealt_tiles<4, 0, 4>), x, tiles, k, 0, out)
+              CASE(14, 3, (grid_deal_tickets<3, true>), x, tiles, k, out, counters)
+              CASE(14, 4, (grid_deal_tickets<4, true>), x, tiles, k, out, counters)
+              CASE(15, 3, (grid_deal_tickets<3, false>), x, tiles, k, out, counters)
+              CASE(15, 4, (grid_deal_tickets<4, false>), x, tiles, k, out, counters)
               // 11 (session 40): grid_stride on as many blocks as warp_runs keeps busy.
               case 113:
               case 114:
