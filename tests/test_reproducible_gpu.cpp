@@ -55,7 +55,13 @@ std::uint64_t bits(const R& v) {
 
 // Restores the library's own launch when a test ends.
 struct ForcedLaunch {
-  ForcedLaunch(unsigned grid, int block) { detail::set_reproducible_launch({grid, block}); }
+  ForcedLaunch(unsigned grid, int block, int deal = 0) {
+    detail::ReproducibleLaunch launch{};
+    launch.grid = grid;
+    launch.block = block;
+    launch.deal = deal;
+    detail::set_reproducible_launch(launch);
+  }
   ~ForcedLaunch() { detail::set_reproducible_launch({}); }
 };
 
@@ -122,6 +128,36 @@ TYPED_TEST(ReproducibleGpu, SameBitsOnEveryGridAndBlockSize) {
               << "n " << n << " offset " << offset << " grid " << grid << " block " << block;
           EXPECT_EQ(bits(gpu(Op::dot, dx, offset, &dy, offset, n)), bits(want_dot))
               << "dot n " << n << " offset " << offset << " grid " << grid << " block " << block;
+        }
+      }
+    }
+  }
+}
+
+// The whole-array kernel deals tiles as contiguous runs per warp or tile t to warp t mod W (the
+// latter for long tiles, reproducible_launch.cuh): both give the same bits, on any grid.
+TYPED_TEST(ReproducibleGpu, SameBitsUnderEitherDealOfTheTiles) {
+  using T = TypeParam;
+  for (std::size_t n : {std::size_t{65537}, (std::size_t{1} << 22) + 5}) {
+    const std::vector<T> hx = input<T>(Input::alternating, n, kSeed + 11 * n);
+    const std::vector<T> hy = input<T>(Input::normal, n, kSeed + 13 * n);
+    const auto want_sum = reproducible_sum_cpu(hx.data(), n);
+    const auto want_dot = reproducible_dot_cpu(hx.data(), hy.data(), n);
+    for (std::size_t offset : {std::size_t{0}, std::size_t{5}}) {
+      const DeviceBuffer<T> dx = upload(hx, offset);
+      const DeviceBuffer<T> dy = upload(hy, offset);
+      for (int deal : {1, 2}) {
+        for (unsigned grid : {0u, 7u, 132u}) {
+          for (int block : {128, 512}) {
+            const ForcedLaunch forced(grid, block, deal);
+            EXPECT_EQ(bits(gpu(Op::sum, dx, offset, static_cast<const DeviceBuffer<T>*>(nullptr), 0, n)),
+                      bits(want_sum))
+                << "n " << n << " offset " << offset << " deal " << deal << " grid " << grid
+                << " block " << block;
+            EXPECT_EQ(bits(gpu(Op::dot, dx, offset, &dy, offset, n)), bits(want_dot))
+                << "dot n " << n << " offset " << offset << " deal " << deal << " grid " << grid
+                << " block " << block;
+          }
         }
       }
     }

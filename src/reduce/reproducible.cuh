@@ -14,7 +14,8 @@
 // - The warp moves the lanes to their places in index space (a rotation by the pointer's offset
 //   in its 16-byte line, by shuffles), adds them in the complete tree of adjacent pairs (in the
 //   thread, then __shfl_xor over 1, 2, 4, 8, 16), and its lane 0 stores the tile's partial.
-// - Each warp takes a contiguous run of tiles, a block the runs of its warps. The tile partials
+// - Each warp takes a contiguous run of tiles, a block the runs of its warps (or, for the plain
+//   sums' tiles of 32 steps or more, tile t goes to warp t mod W). The tile partials
 //   fold in two levels of the same tree: the block that contributes the last tiles of a group of
 //   kGroupTiles (one ticket per block and group, counting tiles) folds the group, and the block
 //   that completes the last group folds the groups and writes the result. A grid of one block
@@ -35,10 +36,10 @@
 // (session 40, Nsight Compute, f32 sum 2^27) this kernel runs 179.5 us, that program's warp runs
 // 178.3 and grid-stride 170.6: the reading is the cost there too. The order need not change for
 // it: the same tiles dealt tile t to warp t mod W (consecutive warps on adjacent tiles) read
-// within 1% of grid-stride in that program, as a new order's best deal does. That deal needs
-// other tickets (a block's tiles are not one range; groups complete round by round), not built.
-// Spreading today's runs over every block (all 396, not 342) gained the program 1.5 points and
-// this kernel nothing; it is not kept.
+// within 1% of grid-stride in that program, as a new order's best deal does. The kernel takes
+// that deal, with a ticket per block and round, for tiles of kRoundRobinSteps steps or more
+// (below). Spreading the runs over every block (all 396, not 342) gained the program 1.5 points
+// and this kernel nothing; it is not kept.
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -789,6 +790,17 @@ __device__ __forceinline__ A fold_group(const A* tiles, unsigned count, A* slots
 // x x, (x - mean)^2) and epilogues for the rest (reproducible_stats.cuh); for logsumexp A is the
 // pair LseState and tile_partial is lse_tile_partial. The term binds once per thread (it may read
 // a first pass's scalar).
+//! The plain sums (sum, mean, dot): the terms that may take the round-robin deal.
+template <class Term>
+inline constexpr bool kPlainTerm =
+    std::is_same_v<Term, PlainTerm<1>> || std::is_same_v<Term, PlainTerm<2>>;
+//! Steps per tile (K) from which the plain sums deal tile t to warp t mod W (session 40, H100,
+//! one binary, cost over the default, two rounds: K = 32: f32 sum 2^27 +5.9/+5.3% -> +4.7/+5.2%,
+//! f64 sum 2^26 +7.9/+8.0% -> +5.6/+6.2%, f32 dot 2^27 +5.2/+4.6% -> +3.2/+3.6%; K = 64: f64 sum
+//! 2^27 +5.9/+5.8% -> +3.2/+3.6%; K = 256, 512: sum 2^30 f32 +2.8% -> +1.3%, f64 +3.3% -> +1.6%;
+//! K = 16: f32 sum 2^26 +4.6/+5.4% -> +9.1/+9.0%; K = 4: f32 sum 2^24 +8% -> +27%).
+inline constexpr std::uint64_t kRoundRobinSteps = 32;
+
 //! Blocks of kBlock threads per SM the kernel is built for: 1,536 threads (40 registers), or
 //! 1,024 (64) for logsumexp's and var's batches, whose values and states need more.
 template <class A>
@@ -853,6 +865,79 @@ __global__ void __launch_bounds__(kBlock, min_blocks<A>(kBlock))
     return;
   }
 
+  if constexpr (kPlainTerm<Term>) {
+  if (a.run == 0) {
+    // Tile t to warp t mod W (W the grid's warps): in round r block b holds the adjacent tiles
+    // r W + kWarps b .. r W + kWarps b + kWarps - 1, so at each step the grid reads one dense
+    // front instead of about 6,300 separate spans (session 40: in the access-pattern program
+    // this reading is within 1% of grid-stride where the runs cost +3-5%). A block takes its
+    // tickets after each round (the same tickets, counting tiles), so groups complete round by
+    // round and their folds happen during the reading; the last round's complete at the end.
+    // The launcher takes this deal for tiles of kRoundRobinSteps steps or more: with shorter
+    // tiles the rounds' barriers and folds cost more than the reading gives back.
+    // The tickets and folds below repeat those at the end of the runs (after this branch) for
+    // one round's range [lo, hi): this is the code that was measured and tested (session 40);
+    // sharing one helper between the two is left for a change whose SASS is checked.
+    __shared__ unsigned rr_completed;
+    __shared__ bool rr_folds_groups;
+    const std::uint64_t all_warps = static_cast<std::uint64_t>(gridDim.x) * kWarps;
+    for (std::uint64_t lo = static_cast<std::uint64_t>(blockIdx.x) * kWarps; lo < a.tiles;
+         lo += all_warps) {
+      const std::uint64_t hi = lo + kWarps < a.tiles ? lo + kWarps : a.tiles;
+      const std::uint64_t t = lo + warp;
+      if (t < hi) {
+        const A partial = tile_partial<T, A, kInputs, kYVector, kPeelTiles>(a, t, lane, f);
+        if (lane == 0) tile_slots[t] = partial;
+      }
+      const unsigned first_group = static_cast<unsigned>(lo / kGroupTiles);
+      const unsigned last_group = static_cast<unsigned>((hi - 1) / kGroupTiles);
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        unsigned mask = 0;
+        for (unsigned g = first_group; g <= last_group; ++g) {
+          const std::uint64_t a0 = g * kGroupTiles > lo ? g * kGroupTiles : lo;
+          const std::uint64_t b0 = (g + 1) * kGroupTiles < hi ? (g + 1) * kGroupTiles : hi;
+          const unsigned mine = static_cast<unsigned>(b0 - a0);
+          cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(a.group_counters[g]);
+          if (counter.fetch_add(mine, cuda::memory_order_acq_rel) + mine == group_size(g)) {
+            mask |= 1u << (g - first_group);
+            counter.store(0u, cuda::memory_order_relaxed);
+          }
+        }
+        rr_completed = mask;
+      }
+      __syncthreads();
+      const unsigned mask = rr_completed;
+      if (mask == 0) continue;
+      unsigned done = 0;
+      for (unsigned g = first_group; g <= last_group; ++g) {
+        if (!(mask & (1u << (g - first_group)))) continue;
+        const A group =
+            fold_group<kBlock>(tile_slots + g * kGroupTiles, group_size(g), slots, warp, lane);
+        if (threadIdx.x == 0) {
+          if (a.groups == 1) {
+            epilogue(group);
+          } else {
+            group_slots[g] = group;
+          }
+        }
+        ++done;
+      }
+      if (a.groups == 1) continue;
+      if (threadIdx.x == 0) {
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(*a.counter);
+        rr_folds_groups = counter.fetch_add(done, cuda::memory_order_acq_rel) + done == a.groups;
+        if (rr_folds_groups) counter.store(0u, cuda::memory_order_relaxed);
+      }
+      __syncthreads();
+      if (rr_folds_groups && warp == 0) {
+        const A total = fold<1>(group_slots, a.groups, lane);
+        if (lane == 0) epilogue(total);
+      }
+    }
+    return;
+  }
+  }
   const std::uint64_t block_first = static_cast<std::uint64_t>(blockIdx.x) * kWarps * a.run;
   if (block_first >= a.tiles) return;  // no tiles, no ticket
   const std::uint64_t block_end =

@@ -78,6 +78,9 @@ struct ReproducibleLaunch {
   unsigned grid = 0;
   int block = 0;
   std::uint64_t gather_bytes = 0;
+  //! The whole-array sum, mean and dot's deal of the tiles (reproducible_kernel): 0 the
+  //! library's choice, 1 contiguous runs per warp, 2 tile t to warp t mod W.
+  int deal = 0;
 };
 void set_reproducible_launch(ReproducibleLaunch launch);
 ReproducibleLaunch reproducible_launch();

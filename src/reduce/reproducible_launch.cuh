@@ -55,10 +55,21 @@ void launch_block(ReproArgs<T> args, const Term& term, const Epilogue& epilogue,
   const unsigned resident = resident_grid<Tag>(kernel, kBlock, ws.device);
   const std::uint64_t warps = static_cast<std::uint64_t>(grid != 0 ? grid : resident) * kWarps;
   args.run = (args.tiles + warps - 1) / warps;
+  // The plain sums (sum, mean, dot) with tiles of kRoundRobinSteps steps or more deal tile t to
+  // warp t mod W instead (run = 0 tells the kernel): every warp of the resident grid, one ticket
+  // per block and round.
+  const int deal = reproducible_launch().deal;
+  const bool round_robin =
+      kPlainTerm<Term> && (deal == 2 || (deal == 0 && args.steps >= kRoundRobinSteps));
   if (grid == 0) {
     const std::uint64_t wanted = (args.tiles + kWarps * args.run - 1) / (kWarps * args.run);
     grid = static_cast<unsigned>(wanted);
+    if (round_robin) {
+      const std::uint64_t needed = (args.tiles + kWarps - 1) / kWarps;
+      grid = static_cast<unsigned>(needed < resident ? needed : resident);
+    }
   }
+  if (round_robin) args.run = 0;
   launch_kernel<Tag>(kernel, grid, kBlock, stream, ws.device,
                      "launch of reducelab reproducible_kernel", args, term, epilogue);
 }
