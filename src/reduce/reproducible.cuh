@@ -140,7 +140,7 @@ struct ReproArgs {
   unsigned groups;
   unsigned offset;          // x's element offset in its 16-byte line
   void* partials;           // kMaxTiles tile partials, then kMaxGroups group partials
-  std::uint64_t run;        // tiles per warp (contiguous), set by launch_block
+  std::uint64_t run;        // tiles per warp (contiguous; 0: dealt), set by launch_deal
   unsigned* counter;        // zero on entry, zero again on exit
   unsigned* group_counters; // kMaxGroups of them, the same
 };
@@ -808,7 +808,91 @@ constexpr int min_blocks(int block) {
   return (is_lse_state<A>::value || is_var_state<A>::value ? 1024 : 1536) / block;
 }
 
-template <class T, class A, int kInputs, int kBlock, bool kYVector, class Term, class Epilogue>
+//! What a block shares while it settles its tiles (settle_tiles).
+template <int kBlock, class A>
+struct SettleShared {
+  A slots[kBlock / 32];  //!< fold_group's warp results
+  unsigned completed;    //!< bit g - first group: this block completed group g
+  bool folds_groups;     //!< this block completed the last group
+};
+
+//! The tickets for the tiles [lo, hi) whose partials this block's warps have just stored (lane 0
+//! each): one per group the range touches, counting its tiles there. The block that completes a
+//! group folds it (fold_group), and the block that completes the last group folds the groups
+//! (the same ticket over groups, counted by the groups each block completed). Called by every
+//! thread of the block, lo < hi. The first barrier orders the partials before thread 0's release
+//! (cumulative), and in a completing block thread 0's acquire then the barrier order the other
+//! members' partials before every thread's loads (as grid_step.cuh). The runs deal settles its
+//! one range at the end, the round-robin deal each round's.
+template <int kBlock, class A, class T, class Epilogue>
+__device__ __forceinline__ void settle_tiles(const ReproArgs<T>& a, std::uint64_t lo,
+                                             std::uint64_t hi, SettleShared<kBlock, A>& shared,
+                                             unsigned warp, unsigned lane,
+                                             const Epilogue& epilogue) {
+  A* tile_slots = static_cast<A*>(a.partials);
+  A* group_slots = tile_slots + kMaxTiles;
+  auto group_size = [&](std::uint64_t g) {
+    const std::uint64_t left = a.tiles - g * kGroupTiles;
+    return static_cast<unsigned>(left < kGroupTiles ? left : kGroupTiles);
+  };
+  const unsigned first_group = static_cast<unsigned>(lo / kGroupTiles);
+  const unsigned last_group = static_cast<unsigned>((hi - 1) / kGroupTiles);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned mask = 0;
+    for (unsigned g = first_group; g <= last_group; ++g) {
+      const std::uint64_t from = g * kGroupTiles > lo ? g * kGroupTiles : lo;
+      const std::uint64_t to = (g + 1) * kGroupTiles < hi ? (g + 1) * kGroupTiles : hi;
+      const unsigned mine = static_cast<unsigned>(to - from);
+      cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(a.group_counters[g]);
+      if (counter.fetch_add(mine, cuda::memory_order_acq_rel) + mine == group_size(g)) {
+        mask |= 1u << (g - first_group);
+        counter.store(0u, cuda::memory_order_relaxed);  // every member has added: ready again
+      }
+    }
+    shared.completed = mask;
+  }
+  __syncthreads();
+  const unsigned mask = shared.completed;
+  if (mask == 0) return;
+  unsigned done = 0;
+  for (unsigned g = first_group; g <= last_group; ++g) {
+    if (!(mask & (1u << (g - first_group)))) continue;
+    const A group = fold_group<kBlock>(tile_slots + g * kGroupTiles, group_size(g), shared.slots,
+                                       warp, lane);
+    if (threadIdx.x == 0) {
+      if (a.groups == 1) {
+        epilogue(group);
+      } else {
+        group_slots[g] = group;
+      }
+    }
+    ++done;
+  }
+  if (a.groups == 1) return;
+  if (threadIdx.x == 0) {
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(*a.counter);
+    shared.folds_groups = counter.fetch_add(done, cuda::memory_order_acq_rel) + done == a.groups;
+    if (shared.folds_groups) counter.store(0u, cuda::memory_order_relaxed);
+  }
+  __syncthreads();
+  if (shared.folds_groups && warp == 0) {
+    const A total = fold<1>(group_slots, a.groups, lane);
+    if (lane == 0) epilogue(total);
+  }
+}
+
+//! kDealt: the kernel also holds the deal of tile t to warp t mod W (W the grid's warps), taken
+//! when a.run == 0; the kernel without it holds the runs only. Two kernels because under 40
+//! registers ptxas schedules f64's tile loop by what else the kernel holds (session 41, H100s,
+//! cost over the default; docs/notebook/raw/h200-session41.md):
+//! - the runs in a kernel that also holds the other deal (8de2982's one kernel): f64's loop has
+//!   2-3 loads in flight at its waits instead of 4, and f64 sum costs +12-14% at 2^24; in a
+//!   kernel of the runs only (2abe5c8's code), +6-7.5%;
+//! - the round-robin deal in a kernel of its own: f64 sum +6.5% at 2^27, +10.5% at 2^26; beside
+//!   the runs, as here, +3.5-4.5% and +6-7%. f32 and dot did not move either way.
+template <class T, class A, int kInputs, int kBlock, bool kYVector, class Term, class Epilogue,
+          bool kDealt = false>
 __global__ void __launch_bounds__(kBlock, min_blocks<A>(kBlock))
     reproducible_kernel(ReproArgs<T> a, Term term, Epilogue epilogue) {
   const Term f = term.bind();
@@ -827,17 +911,13 @@ __global__ void __launch_bounds__(kBlock, min_blocks<A>(kBlock))
   //   from the step, had made f64 worse (+5.6% -> +7.6%).
   constexpr bool kPeelTiles = (std::is_same_v<T, __half> || sizeof(T) >= 4) &&
                               std::is_same_v<Term, PlainTerm<1>>;
+  static_assert(!kDealt || kPlainTerm<Term>, "the round-robin deal is the plain sums'");
   constexpr unsigned kWarps = kBlock / 32;
   const unsigned lane = threadIdx.x & 31;
   const unsigned warp = threadIdx.x / 32;
   A* tile_slots = static_cast<A*>(a.partials);
   A* group_slots = tile_slots + kMaxTiles;
-  __shared__ A slots[kWarps];
-  __shared__ unsigned completed;  // bit g - first_group: this block completed group g
-  auto group_size = [&](std::uint64_t g) {
-    const std::uint64_t left = a.tiles - g * kGroupTiles;
-    return static_cast<unsigned>(left < kGroupTiles ? left : kGroupTiles);
-  };
+  __shared__ SettleShared<kBlock, A> shared;
 
   if (gridDim.x == 1) {
     // One block: barriers instead of tickets.
@@ -847,7 +927,9 @@ __global__ void __launch_bounds__(kBlock, min_blocks<A>(kBlock))
     }
     __syncthreads();
     for (unsigned g = warp; g < a.groups; g += kWarps) {
-      const A partial = fold<kGroupTiles / 32>(tile_slots + g * kGroupTiles, group_size(g), lane);
+      const std::uint64_t left = a.tiles - g * kGroupTiles;
+      const unsigned count = static_cast<unsigned>(left < kGroupTiles ? left : kGroupTiles);
+      const A partial = fold<kGroupTiles / 32>(tile_slots + g * kGroupTiles, count, lane);
       if (lane == 0) {
         if (a.groups == 1) {
           epilogue(partial);
@@ -865,78 +947,29 @@ __global__ void __launch_bounds__(kBlock, min_blocks<A>(kBlock))
     return;
   }
 
-  if constexpr (kPlainTerm<Term>) {
-  if (a.run == 0) {
-    // Tile t to warp t mod W (W the grid's warps): in round r block b holds the adjacent tiles
-    // r W + kWarps b .. r W + kWarps b + kWarps - 1, so at each step the grid reads one dense
-    // front instead of about 6,300 separate spans (session 40: in the access-pattern program
-    // this reading is within 1% of grid-stride where the runs cost +3-5%). A block takes its
-    // tickets after each round (the same tickets, counting tiles), so groups complete round by
-    // round and their folds happen during the reading; the last round's complete at the end.
-    // The launcher takes this deal for tiles of kRoundRobinSteps steps or more: with shorter
-    // tiles the rounds' barriers and folds cost more than the reading gives back.
-    // The tickets and folds below repeat those at the end of the runs (after this branch) for
-    // one round's range [lo, hi): this is the code that was measured and tested (session 40);
-    // sharing one helper between the two is left for a change whose SASS is checked.
-    __shared__ unsigned rr_completed;
-    __shared__ bool rr_folds_groups;
-    const std::uint64_t all_warps = static_cast<std::uint64_t>(gridDim.x) * kWarps;
-    for (std::uint64_t lo = static_cast<std::uint64_t>(blockIdx.x) * kWarps; lo < a.tiles;
-         lo += all_warps) {
-      const std::uint64_t hi = lo + kWarps < a.tiles ? lo + kWarps : a.tiles;
-      const std::uint64_t t = lo + warp;
-      if (t < hi) {
-        const A partial = tile_partial<T, A, kInputs, kYVector, kPeelTiles>(a, t, lane, f);
-        if (lane == 0) tile_slots[t] = partial;
-      }
-      const unsigned first_group = static_cast<unsigned>(lo / kGroupTiles);
-      const unsigned last_group = static_cast<unsigned>((hi - 1) / kGroupTiles);
-      __syncthreads();
-      if (threadIdx.x == 0) {
-        unsigned mask = 0;
-        for (unsigned g = first_group; g <= last_group; ++g) {
-          const std::uint64_t a0 = g * kGroupTiles > lo ? g * kGroupTiles : lo;
-          const std::uint64_t b0 = (g + 1) * kGroupTiles < hi ? (g + 1) * kGroupTiles : hi;
-          const unsigned mine = static_cast<unsigned>(b0 - a0);
-          cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(a.group_counters[g]);
-          if (counter.fetch_add(mine, cuda::memory_order_acq_rel) + mine == group_size(g)) {
-            mask |= 1u << (g - first_group);
-            counter.store(0u, cuda::memory_order_relaxed);
-          }
+  if constexpr (kDealt) {
+    if (a.run == 0) {
+      // Tile t to warp t mod W: in round r block b holds the adjacent tiles r W + kWarps b ..
+      // r W + kWarps b + kWarps - 1, so at each step the grid reads one dense front instead of
+      // about 6,300 separate spans (session 40: in the access-pattern program this reading is
+      // within 1% of grid-stride where the runs cost +3-5%). A block settles each round's tiles
+      // (the same tickets, counting tiles), so groups complete round by round and their folds
+      // happen during the reading; the last round's complete at the end. The launcher takes this
+      // deal for tiles of kRoundRobinSteps steps or more: with shorter tiles the rounds' barriers
+      // and folds cost more than the reading gives back.
+      const std::uint64_t all_warps = static_cast<std::uint64_t>(gridDim.x) * kWarps;
+      for (std::uint64_t lo = static_cast<std::uint64_t>(blockIdx.x) * kWarps; lo < a.tiles;
+           lo += all_warps) {
+        const std::uint64_t hi = lo + kWarps < a.tiles ? lo + kWarps : a.tiles;
+        const std::uint64_t t = lo + warp;
+        if (t < hi) {
+          const A partial = tile_partial<T, A, kInputs, kYVector, kPeelTiles>(a, t, lane, f);
+          if (lane == 0) tile_slots[t] = partial;
         }
-        rr_completed = mask;
+        settle_tiles<kBlock, A>(a, lo, hi, shared, warp, lane, epilogue);
       }
-      __syncthreads();
-      const unsigned mask = rr_completed;
-      if (mask == 0) continue;
-      unsigned done = 0;
-      for (unsigned g = first_group; g <= last_group; ++g) {
-        if (!(mask & (1u << (g - first_group)))) continue;
-        const A group =
-            fold_group<kBlock>(tile_slots + g * kGroupTiles, group_size(g), slots, warp, lane);
-        if (threadIdx.x == 0) {
-          if (a.groups == 1) {
-            epilogue(group);
-          } else {
-            group_slots[g] = group;
-          }
-        }
-        ++done;
-      }
-      if (a.groups == 1) continue;
-      if (threadIdx.x == 0) {
-        cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(*a.counter);
-        rr_folds_groups = counter.fetch_add(done, cuda::memory_order_acq_rel) + done == a.groups;
-        if (rr_folds_groups) counter.store(0u, cuda::memory_order_relaxed);
-      }
-      __syncthreads();
-      if (rr_folds_groups && warp == 0) {
-        const A total = fold<1>(group_slots, a.groups, lane);
-        if (lane == 0) epilogue(total);
-      }
+      return;
     }
-    return;
-  }
   }
   const std::uint64_t block_first = static_cast<std::uint64_t>(blockIdx.x) * kWarps * a.run;
   if (block_first >= a.tiles) return;  // no tiles, no ticket
@@ -948,55 +981,7 @@ __global__ void __launch_bounds__(kBlock, min_blocks<A>(kBlock))
     const A partial = tile_partial<T, A, kInputs, kYVector, kPeelTiles>(a, t, lane, f);
     if (lane == 0) tile_slots[t] = partial;
   }
-
-  // The tickets. Lane 0 of each warp stored its partials; the barrier orders them before thread
-  // 0's release (cumulative), and in a completing block thread 0's acquire then the barrier
-  // order the other members' partials before every thread's loads (as grid_step.cuh).
-  const unsigned first_group = static_cast<unsigned>(block_first / kGroupTiles);
-  const unsigned last_group = static_cast<unsigned>((block_end - 1) / kGroupTiles);
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    unsigned mask = 0;
-    for (unsigned g = first_group; g <= last_group; ++g) {
-      const std::uint64_t lo = g * kGroupTiles > block_first ? g * kGroupTiles : block_first;
-      const std::uint64_t hi = (g + 1) * kGroupTiles < block_end ? (g + 1) * kGroupTiles : block_end;
-      const unsigned mine = static_cast<unsigned>(hi - lo);
-      cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(a.group_counters[g]);
-      if (counter.fetch_add(mine, cuda::memory_order_acq_rel) + mine == group_size(g)) {
-        mask |= 1u << (g - first_group);
-        counter.store(0u, cuda::memory_order_relaxed);  // every member has added: ready again
-      }
-    }
-    completed = mask;
-  }
-  __syncthreads();
-  const unsigned mask = completed;
-  if (mask == 0) return;
-  unsigned done = 0;
-  for (unsigned g = first_group; g <= last_group; ++g) {
-    if (!(mask & (1u << (g - first_group)))) continue;
-    const A group = fold_group<kBlock>(tile_slots + g * kGroupTiles, group_size(g), slots, warp, lane);
-    if (threadIdx.x == 0) {
-      if (a.groups == 1) {
-        epilogue(group);
-      } else {
-        group_slots[g] = group;
-      }
-    }
-    ++done;
-  }
-  if (a.groups == 1) return;
-  // The second level: the same ticket over groups, counted by the groups this block completed.
-  __shared__ bool folds_groups;
-  if (threadIdx.x == 0) {
-    cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(*a.counter);
-    folds_groups = counter.fetch_add(done, cuda::memory_order_acq_rel) + done == a.groups;
-    if (folds_groups) counter.store(0u, cuda::memory_order_relaxed);
-  }
-  __syncthreads();
-  if (!folds_groups || warp != 0) return;
-  const A total = fold<1>(group_slots, a.groups, lane);
-  if (lane == 0) epilogue(total);
+  settle_tiles<kBlock, A>(a, block_first, block_end, shared, warp, lane, epilogue);
 }
 
 }  // namespace reducelab::detail::repro

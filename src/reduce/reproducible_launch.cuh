@@ -35,43 +35,64 @@ ReproArgs<T> make_args(const T* x, const T* y, std::size_t n, const WorkspaceVie
   return args;
 }
 
-template <class T, class A, int kInputs, int kBlock, bool kYVector, class Term, class Epilogue>
+template <class T, class A, int kInputs, int kBlock, bool kYVector, class Term, class Epilogue,
+          bool kDealt>
 struct KernelTag {};
 
+//! Launches the kernel with (kDealt) or without the round-robin deal. round_robin (kDealt only):
+//! tile t to warp t mod W over the resident grid (or the forced one). Otherwise a contiguous run
+//! of tiles per warp, as many as the resident grid (or the forced one) needs to take them all in
+//! one pass, so every busy warp has the same work (one block, without tickets, when its warps
+//! take every tile with one tile each).
+template <class T, class A, int kInputs, int kBlock, bool kYVector, class Term, class Epilogue,
+          bool kDealt>
+void launch_deal(ReproArgs<T> args, bool round_robin, const Term& term, const Epilogue& epilogue,
+                 const WorkspaceView& ws, cudaStream_t stream) {
+  auto kernel = reproducible_kernel<T, A, kInputs, kBlock, kYVector, Term, Epilogue, kDealt>;
+  using Tag = KernelTag<T, A, kInputs, kBlock, kYVector, Term, Epilogue, kDealt>;
+  constexpr unsigned kWarps = kBlock / 32;
+  unsigned grid = reproducible_launch().grid;
+  const unsigned resident = resident_grid<Tag>(kernel, kBlock, ws.device);
+  if (round_robin) {
+    args.run = 0;
+    if (grid == 0) {
+      const std::uint64_t needed = (args.tiles + kWarps - 1) / kWarps;
+      grid = static_cast<unsigned>(needed < resident ? needed : resident);
+    }
+  } else {
+    const std::uint64_t warps = static_cast<std::uint64_t>(grid != 0 ? grid : resident) * kWarps;
+    args.run = (args.tiles + warps - 1) / warps;
+    if (grid == 0) {
+      grid = static_cast<unsigned>((args.tiles + kWarps * args.run - 1) / (kWarps * args.run));
+    }
+  }
+  launch_kernel<Tag>(kernel, grid, kBlock, stream, ws.device,
+                     "launch of reducelab reproducible_kernel", args, term, epilogue);
+}
+
+//! The plain sums (sum, mean, dot) with tiles of kRoundRobinSteps steps or more take the
+//! round-robin deal (reproducible.cuh), the rest the runs; the test hook may force either. The
+//! kernel that holds both deals serves the plain sums from kRoundRobinSteps (and the hook's
+//! round-robin below it), the kernel of the runs only the rest (reproducible_kernel says why).
 template <class T, class A, int kInputs, int kBlock, bool kYVector, class Term, class Epilogue>
-void launch_block(ReproArgs<T> args, const Term& term, const Epilogue& epilogue,
+void launch_block(const ReproArgs<T>& args, const Term& term, const Epilogue& epilogue,
                   const WorkspaceView& ws, cudaStream_t stream) {
   // The partials region holds kAxisPartialBytes (workspace.hpp): logsumexp's f64 pairs take 16
   // bytes a tile.
   static_assert((kMaxTiles + kMaxGroups) * sizeof(A) <= kAxisPartialBytes,
                 "the tile and group partials of A fit the workspace");
-  auto kernel = reproducible_kernel<T, A, kInputs, kBlock, kYVector, Term, Epilogue>;
-  using Tag = KernelTag<T, A, kInputs, kBlock, kYVector, Term, Epilogue>;
-  constexpr unsigned kWarps = kBlock / 32;
-  unsigned grid = reproducible_launch().grid;
-  // A contiguous run of tiles per warp, as many as the resident grid (or the forced one) needs
-  // to take them all in one pass, so every busy warp has the same work. One block (no tickets)
-  // when its warps take every tile with one tile each.
-  const unsigned resident = resident_grid<Tag>(kernel, kBlock, ws.device);
-  const std::uint64_t warps = static_cast<std::uint64_t>(grid != 0 ? grid : resident) * kWarps;
-  args.run = (args.tiles + warps - 1) / warps;
-  // The plain sums (sum, mean, dot) with tiles of kRoundRobinSteps steps or more deal tile t to
-  // warp t mod W instead (run = 0 tells the kernel): every warp of the resident grid, one ticket
-  // per block and round.
-  const int deal = reproducible_launch().deal;
-  const bool round_robin =
-      kPlainTerm<Term> && (deal == 2 || (deal == 0 && args.steps >= kRoundRobinSteps));
-  if (grid == 0) {
-    const std::uint64_t wanted = (args.tiles + kWarps * args.run - 1) / (kWarps * args.run);
-    grid = static_cast<unsigned>(wanted);
-    if (round_robin) {
-      const std::uint64_t needed = (args.tiles + kWarps - 1) / kWarps;
-      grid = static_cast<unsigned>(needed < resident ? needed : resident);
+  if constexpr (kPlainTerm<Term>) {
+    const int deal = reproducible_launch().deal;
+    const bool long_tiles = args.steps >= kRoundRobinSteps;
+    const bool round_robin = deal == 2 || (deal == 0 && long_tiles);
+    if (long_tiles || round_robin) {
+      launch_deal<T, A, kInputs, kBlock, kYVector, Term, Epilogue, true>(args, round_robin, term,
+                                                                         epilogue, ws, stream);
+      return;
     }
   }
-  if (round_robin) args.run = 0;
-  launch_kernel<Tag>(kernel, grid, kBlock, stream, ws.device,
-                     "launch of reducelab reproducible_kernel", args, term, epilogue);
+  launch_deal<T, A, kInputs, kBlock, kYVector, Term, Epilogue, false>(args, false, term, epilogue,
+                                                                      ws, stream);
 }
 
 //! Sums term(x[i]) (term(x[i], y[i]) for kInputs == 2) over args' tiles in the fixed order into
