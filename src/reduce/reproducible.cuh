@@ -808,6 +808,12 @@ constexpr int min_blocks(int block) {
   return (is_lse_state<A>::value || is_var_state<A>::value ? 1024 : 1536) / block;
 }
 
+//! Tiles in group g of a plan of `tiles` tiles: kGroupTiles, or fewer in the last group.
+__device__ __forceinline__ unsigned group_tiles(std::uint64_t tiles, std::uint64_t g) {
+  const std::uint64_t left = tiles - g * kGroupTiles;
+  return static_cast<unsigned>(left < kGroupTiles ? left : kGroupTiles);
+}
+
 //! What a block shares while it settles its tiles (settle_tiles).
 template <int kBlock, class A>
 struct SettleShared {
@@ -831,10 +837,7 @@ __device__ __forceinline__ void settle_tiles(const ReproArgs<T>& a, std::uint64_
                                              const Epilogue& epilogue) {
   A* tile_slots = static_cast<A*>(a.partials);
   A* group_slots = tile_slots + kMaxTiles;
-  auto group_size = [&](std::uint64_t g) {
-    const std::uint64_t left = a.tiles - g * kGroupTiles;
-    return static_cast<unsigned>(left < kGroupTiles ? left : kGroupTiles);
-  };
+  auto group_size = [&](std::uint64_t g) { return group_tiles(a.tiles, g); };
   const unsigned first_group = static_cast<unsigned>(lo / kGroupTiles);
   const unsigned last_group = static_cast<unsigned>((hi - 1) / kGroupTiles);
   __syncthreads();
@@ -927,9 +930,8 @@ __global__ void __launch_bounds__(kBlock, min_blocks<A>(kBlock))
     }
     __syncthreads();
     for (unsigned g = warp; g < a.groups; g += kWarps) {
-      const std::uint64_t left = a.tiles - g * kGroupTiles;
-      const unsigned count = static_cast<unsigned>(left < kGroupTiles ? left : kGroupTiles);
-      const A partial = fold<kGroupTiles / 32>(tile_slots + g * kGroupTiles, count, lane);
+      const A partial =
+          fold<kGroupTiles / 32>(tile_slots + g * kGroupTiles, group_tiles(a.tiles, g), lane);
       if (lane == 0) {
         if (a.groups == 1) {
           epilogue(partial);
