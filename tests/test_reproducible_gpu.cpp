@@ -55,11 +55,12 @@ std::uint64_t bits(const R& v) {
 
 // Restores the library's own launch when a test ends.
 struct ForcedLaunch {
-  ForcedLaunch(unsigned grid, int block, int deal = 0) {
+  ForcedLaunch(unsigned grid, int block, int deal = 0, int settle = 0) {
     detail::ReproducibleLaunch launch{};
     launch.grid = grid;
     launch.block = block;
     launch.deal = deal;
+    launch.settle = settle;
     detail::set_reproducible_launch(launch);
   }
   ~ForcedLaunch() { detail::set_reproducible_launch({}); }
@@ -164,6 +165,32 @@ TYPED_TEST(ReproducibleGpu, SameBitsUnderEitherDealOfTheTiles) {
   }
 }
 
+// The runs' tile partials folded by two levels of tickets or by one (the whole tree in the
+// last block): sizes of 3 to 17 groups of short tiles, where both serve.
+TYPED_TEST(ReproducibleGpu, SameBitsUnderEitherSettleOfTheRuns) {
+  using T = TypeParam;
+  for (std::size_t n : {(std::size_t{1} << 20) + 3, (std::size_t{1} << 23) + 5}) {
+    const std::vector<T> hx = input<T>(Input::cancellation, n, kSeed + 17 * n);
+    const std::vector<T> hy = input<T>(Input::normal, n, kSeed + 19 * n);
+    const auto want_sum = reproducible_sum_cpu(hx.data(), n);
+    const auto want_dot = reproducible_dot_cpu(hx.data(), hy.data(), n);
+    for (std::size_t offset : {std::size_t{0}, std::size_t{5}}) {
+      const DeviceBuffer<T> dx = upload(hx, offset);
+      const DeviceBuffer<T> dy = upload(hy, offset);
+      for (int settle : {1, 2}) {
+        for (unsigned grid : {0u, 7u, 132u, 8192u}) {
+          const ForcedLaunch forced(grid, 512, 1, settle);
+          EXPECT_EQ(bits(gpu(Op::sum, dx, offset, static_cast<const DeviceBuffer<T>*>(nullptr), 0, n)),
+                    bits(want_sum))
+              << "n " << n << " offset " << offset << " settle " << settle << " grid " << grid;
+          EXPECT_EQ(bits(gpu(Op::dot, dx, offset, &dy, offset, n)), bits(want_dot))
+              << "dot n " << n << " offset " << offset << " settle " << settle << " grid " << grid;
+        }
+      }
+    }
+  }
+}
+
 TYPED_TEST(ReproducibleGpu, StreamOrderedAndOtherStreams) {
   using T = TypeParam;
   const std::size_t n = (std::size_t{1} << 20) + 7;
@@ -237,7 +264,7 @@ std::vector<unsigned char> cpu_statistic(const Reduction& r, const std::vector<T
 
 // Adversarial inputs for the statistics: a large mean against a small spread, values near the
 // overflow of squares (f64: 2^600, 2^-1000; f32: 1e30), -inf and NaN mixed in.
-enum class StatInput { shifted, huge, tiny, with_minus_inf };
+enum class StatInput { shifted, huge, tiny, with_minus_inf, every_magnitude };
 
 template <class T>
 std::vector<T> stat_input(StatInput kind, std::size_t n, std::uint64_t seed) {
@@ -259,6 +286,14 @@ std::vector<T> stat_input(StatInput kind, std::size_t n, std::uint64_t seed) {
       case StatInput::with_minus_inf:
         v = i % 5 == 3 ? -INFINITY : 40 * v;
         break;
+      case StatInput::every_magnitude: {
+        // Exponents over the type's whole range, subnormals included (f64's 2-norm then takes
+        // the sum scaled by 2^-600, where the smallest squares vanish).
+        const int lo = f16 ? -24 : (sizeof(T) == 8 ? -1070 : -140);
+        const int hi = f16 ? 12 : (sizeof(T) == 8 ? 1020 : 125);
+        v = std::ldexp(v, lo + static_cast<int>(rng() % static_cast<std::uint64_t>(hi - lo)));
+        break;
+      }
     }
     x[i] = bench::from_double<T>(v);
   }
@@ -308,7 +343,7 @@ TYPED_TEST(ReproducibleGpu, StatisticsSameBitsOnEveryGridAndBlockSize) {
 TYPED_TEST(ReproducibleGpu, StatisticsAdversarialInputsAndSpecialValues) {
   using T = TypeParam;
   for (StatInput kind : {StatInput::shifted, StatInput::huge, StatInput::tiny,
-                         StatInput::with_minus_inf}) {
+                         StatInput::with_minus_inf, StatInput::every_magnitude}) {
     for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{777}, (std::size_t{1} << 20) + 3}) {
       std::vector<T> hx = stat_input<T>(kind, n, kSeed + 13 * n);
       for (int special = 0; special < 4; ++special) {

@@ -24,7 +24,9 @@
 //!   after it, every step an IEEE round-to-nearest operation (src/reduce/reproducible_stats.hpp):
 //!   norm ord 1: f = |x|; norm ord 2: f = x x (in double for f32 and bf16, whose squares are exact
 //!   there and never overflow; for f64 f = (s x)^2 with s a power of two chosen from max |x|, so
-//!   no square overflows or underflows), then the correctly rounded square root. var, std,
+//!   no square overflows or underflows: s is one of 2^-600, 1 and 2^600, and the GPU sums all
+//!   three candidates in one pass beside the max, then keeps the one the max selects), then the
+//!   correctly rounded square root. var, std,
 //!   var_mean, std_mean are one pass in the same lanes and tiles: each lane takes its elements in
 //!   batches of 4 steps, centred on its tile's first element (their mean and squared deviations
 //!   from it), merged into the lane's group (count, mean, m2) and the lanes' groups in the tile's
@@ -127,10 +129,11 @@
 //!   differences of the maxima add up to u (max - x_i) relative, whose weighted mean is at most
 //!   ln n; log adds 2 u |ln(sum)|, the final addition u |r|. The max is exact.
 //!
-//! Cost: sum, dot, mean, norm ord 1, norm ord 2 of f32, f16 and bf16, var, std, var_mean,
-//! std_mean and logsumexp read each input once, as the default mode. norm ord 2 of f64 reads it
-//! twice (a first pass for max |x|): twice the bytes, so about twice the default's time where it
-//! is memory-bound. Measured on the H200 (docs/results/h200-reproducible.md): sum
+//! Cost: every op of the mode reads each input of a whole array once, as the default mode. (f64's
+//! 2-norm since session 42: until then a first pass for max |x| doubled its bytes, 2.0-2.1x the
+//! default's time at 2^23..2^30. Now, on an H100: f64's 2-norm 1.03x at 2^30, 1.10x at 2^27,
+//! 1.23x at 2^24; f32's 1.03x, 1.07x, 1.07x; bf16's 1.07x at 2^27 and 1.10-1.11x at 2^24.)
+//! Measured on the H200 (docs/results/h200-reproducible.md, every figure with its session): sum
 //! f32 +4% at 2^30, +6% at 2^27, +11% at 2^24, at most +1 us up to 2^20; var in one pass
 //! (session 33) f32 1.27-1.32x at 2^24, 1.22-1.23x at 2^27, 1.04-1.05x at 2^30, f64 1.21x /
 //! 1.08x / 0.96x, f16 1.4-1.6x, f16 var_mean about 2x (two passes were 1.8-2.1x); the f32

@@ -18,8 +18,9 @@
 //   sums' tiles of 32 steps or more, tile t goes to warp t mod W). The tile partials
 //   fold in two levels of the same tree: the block that contributes the last tiles of a group of
 //   kGroupTiles (one ticket per block and group, counting tiles) folds the group, and the block
-//   that completes the last group folds the groups and writes the result. A grid of one block
-//   uses barriers instead of tickets.
+//   that completes the last group folds the groups and writes the result. (The plain sums' runs
+//   of 2 to 4 groups take one ticket over all the tiles instead, and the last block folds them
+//   all: settle_flat.) A grid of one block uses barriers instead of tickets.
 //
 // Additions and products are __fadd_rn / __dadd_rn / __fmul_rn / __dmul_rn: never contracted
 // into a fused multiply-add, so the CPU (reproducible_cpu.cpp, -ffp-contract=off) gets the same
@@ -88,6 +89,12 @@ __device__ __forceinline__ VarState<A> add(const VarState<A>& a, const VarState<
   return var_merge(a, b);
 }
 
+// f64's 2-norm (Norm2State, reproducible_stats.hpp): three sums and a max, component-wise.
+template <class A>
+__device__ __forceinline__ Norm2State<A> add(const Norm2State<A>& a, const Norm2State<A>& b) {
+  return norm2_merge(a, b);
+}
+
 template <class A>
 struct is_lse_state : std::false_type {};
 template <class A>
@@ -96,6 +103,10 @@ template <class A>
 struct is_var_state : std::false_type {};
 template <class A>
 struct is_var_state<VarState<A>> : std::true_type {};
+template <class A>
+struct is_norm2_state : std::false_type {};
+template <class A>
+struct is_norm2_state<Norm2State<A>> : std::true_type {};
 
 template <class A>
 __device__ __forceinline__ A identity() {
@@ -103,6 +114,8 @@ __device__ __forceinline__ A identity() {
     return lse_identity<typename A::value_type>();
   } else if constexpr (is_var_state<A>::value) {
     return var_identity<typename A::value_type>();
+  } else if constexpr (is_norm2_state<A>::value) {
+    return norm2_identity<typename A::value_type>();
   } else {
     return -A(0);  // adding -0 changes nothing
   }
@@ -115,6 +128,8 @@ __device__ __forceinline__ A shuffled(const A& v, const Shuffle& shuffle) {
     return {shuffle(v.m), shuffle(v.s)};
   } else if constexpr (is_var_state<A>::value) {
     return {shuffle(v.count), shuffle(v.shift), shuffle(v.mean), shuffle(v.m2), shuffle(v.sum)};
+  } else if constexpr (is_norm2_state<A>::value) {
+    return {shuffle(v.unit), shuffle(v.down), shuffle(v.up), shuffle(v.max_abs)};
   } else {
     return shuffle(v);
   }
@@ -143,6 +158,7 @@ struct ReproArgs {
   std::uint64_t run;        // tiles per warp (contiguous; 0: dealt), set by launch_deal
   unsigned* counter;        // zero on entry, zero again on exit
   unsigned* group_counters; // kMaxGroups of them, the same
+  unsigned flat;            // the one-level settle's tiles per lane (settle_flat), else 0
 };
 
 // f(x): the element widened, or the rounded product (dot).
@@ -755,6 +771,20 @@ struct ResultEpilogue {
     put<A>(out, 0, total);
   }
 };
+// The block's fold of its warps' values (each warp's `part`, in its lane 0 at least): warp 0
+// folds the kWarps values padded with the identity to 32 lanes. Valid in warp 0. Called by every
+// thread; `slots`: kWarps values of shared memory, free on entry and on exit.
+template <int kBlock, class A>
+__device__ __forceinline__ A fold_warps(const A& part, A* slots, unsigned warp, unsigned lane) {
+  constexpr unsigned kWarps = kBlock / 32;
+  if (lane == 0) slots[warp] = part;
+  __syncthreads();
+  A total = identity<A>();
+  if (warp == 0) total = warp_tree(lane < kWarps ? slots[lane] : identity<A>());
+  __syncthreads();  // slots free again
+  return total;
+}
+
 // The fold of one group's tile partials (count <= kGroupTiles) by a whole block: warp w folds the
 // aligned kGroupTiles / kWarps of them (a subtree of the group's tree), then warp 0 the kWarps
 // subtree results (padded with the identity to 32 lanes: the same tree). Valid in warp 0. Called by
@@ -767,13 +797,7 @@ __device__ __forceinline__ A fold_group(const A* tiles, unsigned count, A* slots
   static_assert(kSpan % 32 == 0 && kWarps <= 32, "a warp folds whole lanes of the group");
   const unsigned begin = warp * kSpan;
   const unsigned mine = count > begin ? (count - begin < kSpan ? count - begin : kSpan) : 0;
-  const A part = fold<kSpan / 32>(tiles + begin, mine, lane);
-  if (lane == 0) slots[warp] = part;
-  __syncthreads();
-  A total = identity<A>();
-  if (warp == 0) total = warp_tree(lane < kWarps ? slots[lane] : identity<A>());
-  __syncthreads();  // slots free again
-  return total;
+  return fold_warps<kBlock>(fold<kSpan / 32>(tiles + begin, mine, lane), slots, warp, lane);
 }
 
 // Each warp of the grid takes a contiguous run of a.run tiles (the block's warps adjacent runs),
@@ -787,10 +811,11 @@ __device__ __forceinline__ A fold_group(const A* tiles, unsigned count, A* slots
 //
 // The kernel sums term(x) (or term(x, y)) into accumulators of A and hands the total to
 // `epilogue`: PlainTerm and ResultEpilogue for sum, dot and mean, the statistics' own terms (|x|,
-// x x, (x - mean)^2) and epilogues for the rest (reproducible_stats.cuh); for logsumexp A is the
-// pair LseState and tile_partial is lse_tile_partial. The term binds once per thread (it may read
-// a first pass's scalar).
-//! The plain sums (sum, mean, dot): the terms that may take the round-robin deal.
+// x x, f64's three scaled squares and |x| in a Norm2State) and epilogues for the rest
+// (reproducible_stats.cuh); for logsumexp and var A is their state (LseState, VarState) and
+// tile_partial is their own (lse_tile_partial, var_tile_partial). The term binds once per thread.
+//! The plain sums (sum, mean, dot): the terms that may take the round-robin deal, and settle in
+//! one level (kFlat).
 template <class Term>
 inline constexpr bool kPlainTerm =
     std::is_same_v<Term, PlainTerm<1>> || std::is_same_v<Term, PlainTerm<2>>;
@@ -802,10 +827,16 @@ inline constexpr bool kPlainTerm =
 inline constexpr std::uint64_t kRoundRobinSteps = 32;
 
 //! Blocks of kBlock threads per SM the kernel is built for: 1,536 threads (40 registers), or
-//! 1,024 (64) for logsumexp's and var's batches, whose values and states need more.
-template <class A>
+//! 1,024 (64) where a thread's accumulators need more: logsumexp's and var's states, f64's
+//! 2-norm (four doubles a lane), and the 2-norm of f32 and bf16, whose lanes sum in double (four
+//! doubles a thread for f32). Under 40 registers the last spilled 104 bytes and its tile loop
+//! waited on its first load with one in flight ([1, 3, 2, 1]; bf16 [2, 1, 2, 1]); under 64 it
+//! keeps [4, 3, 2, 1] and no stack (scripts/sass_loads.py, session 42).
+template <class T, class A>
 constexpr int min_blocks(int block) {
-  return (is_lse_state<A>::value || is_var_state<A>::value ? 1024 : 1536) / block;
+  constexpr bool kWide = is_lse_state<A>::value || is_var_state<A>::value ||
+                         is_norm2_state<A>::value || (std::is_same_v<A, double> && sizeof(T) < 8);
+  return (kWide ? 1024 : 1536) / block;
 }
 
 //! Tiles in group g of a plan of `tiles` tiles: kGroupTiles, or fewer in the last group.
@@ -885,6 +916,88 @@ __device__ __forceinline__ void settle_tiles(const ReproArgs<T>& a, std::uint64_
   }
 }
 
+//! The whole tree of the tile partials by one block, read coalesced: warp w takes the aligned
+//! 32 per_lane tiles from 32 per_lane w, as blocks of 32 V tiles (V = 16 / sizeof(A) adjacent
+//! partials, one 16-byte load a lane; V = per_lane where that is smaller). Lane l folds its V
+//! adjacent partials, the warp's lanes fold the block (warp_tree), the blocks fold in order
+//! through a binary counter (block c merges with the pending subtrees of the levels where c has
+//! a one), and warp 0 folds the warps padded to 32 lanes: each step a subtree of the order's
+//! tree, and with 512 per_lane >= the tiles rounded up to a power of two, the whole of it. The
+//! identity stands past `count`. Valid in warp 0; `slots` as fold_group's. Rolled and small, so
+//! it takes few registers from the tile loop of the kernel it is inlined in; each block waits on
+//! its load, so the launcher gives it at most two blocks a warp (settle_flat). (A lane folding
+//! per_lane consecutive partials, as fold_group does, would read 4 to 8 bytes a lane at a
+//! stride of per_lane partials: 32 sectors a load.)
+template <int kBlock, class A>
+__device__ __forceinline__ A fold_all_tiles(const A* tiles, std::uint64_t count, unsigned per_lane,
+                                            A* slots, unsigned warp, unsigned lane) {
+  static_assert(std::is_same_v<A, float> || std::is_same_v<A, double>, "the plain sums' partials");
+  constexpr unsigned kV = 16 / sizeof(A);
+  constexpr int kLevels = 8;  // blocks a warp: up to 2^7 (kMaxTiles / kBlock / kV)
+  static_assert(kMaxTiles / kBlock / kV <= (1u << (kLevels - 1)), "the counter's levels");
+  const unsigned v = per_lane < kV ? per_lane : kV;
+  const unsigned blocks = per_lane / v;
+  const std::uint64_t begin = static_cast<std::uint64_t>(warp) * 32 * per_lane;
+  A pending[kLevels];
+  A x = identity<A>();
+#pragma unroll 1
+  for (unsigned c = 0; c < blocks; ++c) {
+    const std::uint64_t first = begin + static_cast<std::uint64_t>(c) * 32 * v + lane * v;
+    A e[kV];
+    if (v == kV && first + kV <= count) {
+      const uint4 raw = __ldcg(reinterpret_cast<const uint4*>(tiles + first));
+      memcpy(e, &raw, 16);
+    } else {
+#pragma unroll
+      for (unsigned j = 0; j < kV; ++j)
+        e[j] = j < v && first + j < count ? load_partial(tiles + first + j) : identity<A>();
+    }
+    x = warp_tree(thread_tree(e));  // e's padding past v is the identity: the same subtree
+#pragma unroll
+    for (int l = 0; l < kLevels; ++l) {
+      if ((c >> l & 1u) == 0) {
+        pending[l] = x;
+        break;
+      }
+      x = add(pending[l], x);
+    }
+  }
+  // After the last block (c = blocks - 1, all ones below log2 blocks) x is the warp's tree.
+  return fold_warps<kBlock>(x, slots, warp, lane);
+}
+
+//! The one-level settle of the tiles [lo, hi) (the runs' one range per block): one ticket over
+//! all the tiles, counting tiles, and the block that completes them folds every tile partial
+//! itself (fold_all_tiles, a.flat tiles a lane). Against settle_tiles it saves the group
+//! tickets' second round on the critical path (an acq_rel atomic, a fold and two barriers) at
+//! the price of one block reading all the partials. The barriers and fences as settle_tiles'.
+//! Measured (session 42, H100, one binary, cost over the default, two rounds; two levels -> one):
+//! - one 16-byte load a lane (f32 sum 2^20, 2,048 tiles): +1.09 / +0.80 us -> +0.06 / +0.11 us;
+//!   f32 dot +1.07 / +0.80 -> -0.08 / +0.03 us;
+//! - two (f32 2^21, 4,096 tiles; f64 2^19, 2,048): f32 sum +0.64 / +0.88 -> +0.54 / +0.40 us,
+//!   f64 dot +1.01 / +0.91 -> +0.03 / +0.06 us, f64 sum +0.43 / +0.67 -> +0.34 / +0.18 us;
+//! - four (f64 2^20): f64 sum +0.66 / +0.61 -> +0.90 / +0.98 us, worse; sixteen (f32 2^24):
+//!   +2.4 / +2.6 us -> +8.1 / +8.0 us, the block's loads one after the other.
+//! So the launcher takes it up to two loads a lane (kFlatLoads).
+template <int kBlock, class A, class T, class Epilogue>
+__device__ __forceinline__ void settle_flat(const ReproArgs<T>& a, std::uint64_t lo,
+                                            std::uint64_t hi, SettleShared<kBlock, A>& shared,
+                                            unsigned warp, unsigned lane,
+                                            const Epilogue& epilogue) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const unsigned mine = static_cast<unsigned>(hi - lo);
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(*a.counter);
+    shared.folds_groups = counter.fetch_add(mine, cuda::memory_order_acq_rel) + mine == a.tiles;
+    if (shared.folds_groups) counter.store(0u, cuda::memory_order_relaxed);
+  }
+  __syncthreads();
+  if (!shared.folds_groups) return;
+  const A total = fold_all_tiles<kBlock>(static_cast<const A*>(a.partials), a.tiles, a.flat,
+                                         shared.slots, warp, lane);
+  if (threadIdx.x == 0) epilogue(total);
+}
+
 //! kDealt: the kernel also holds the deal of tile t to warp t mod W (W the grid's warps), taken
 //! when a.run == 0; the kernel without it holds the runs only. Two kernels because under 40
 //! registers ptxas schedules f64's tile loop by what else the kernel holds (session 41, H100s,
@@ -894,9 +1007,13 @@ __device__ __forceinline__ void settle_tiles(const ReproArgs<T>& a, std::uint64_
 //!   kernel of the runs only (2abe5c8's code), +6-7.5%;
 //! - the round-robin deal in a kernel of its own: f64 sum +6.5% at 2^27, +10.5% at 2^26; beside
 //!   the runs, as here, +3.5-4.5% and +6-7%. f32 and dot did not move either way.
+//! kFlat: the runs (only) of the plain sums, settled in one level (settle_flat) instead of two
+//! (settle_tiles); the launcher takes it for two groups or more where the folding block's lanes
+//! read at most two 16-byte loads of partials (1,025 to 4,096 tiles of float partials, 1,025 to
+//! 2,048 of double).
 template <class T, class A, int kInputs, int kBlock, bool kYVector, class Term, class Epilogue,
-          bool kDealt = false>
-__global__ void __launch_bounds__(kBlock, min_blocks<A>(kBlock))
+          bool kDealt = false, bool kFlat = false>
+__global__ void __launch_bounds__(kBlock, min_blocks<T, A>(kBlock))
     reproducible_kernel(ReproArgs<T> a, Term term, Epilogue epilogue) {
   const Term f = term.bind();
   // The peeled loop (tile_partial) for the plain one-input sums (sum and mean) of f32, f64 and
@@ -915,6 +1032,7 @@ __global__ void __launch_bounds__(kBlock, min_blocks<A>(kBlock))
   constexpr bool kPeelTiles = (std::is_same_v<T, __half> || sizeof(T) >= 4) &&
                               std::is_same_v<Term, PlainTerm<1>>;
   static_assert(!kDealt || kPlainTerm<Term>, "the round-robin deal is the plain sums'");
+  static_assert(!kFlat || (kPlainTerm<Term> && !kDealt), "the one-level settle is the runs'");
   constexpr unsigned kWarps = kBlock / 32;
   const unsigned lane = threadIdx.x & 31;
   const unsigned warp = threadIdx.x / 32;
@@ -983,7 +1101,11 @@ __global__ void __launch_bounds__(kBlock, min_blocks<A>(kBlock))
     const A partial = tile_partial<T, A, kInputs, kYVector, kPeelTiles>(a, t, lane, f);
     if (lane == 0) tile_slots[t] = partial;
   }
-  settle_tiles<kBlock, A>(a, block_first, block_end, shared, warp, lane, epilogue);
+  if constexpr (kFlat) {
+    settle_flat<kBlock, A>(a, block_first, block_end, shared, warp, lane, epilogue);
+  } else {
+    settle_tiles<kBlock, A>(a, block_first, block_end, shared, warp, lane, epilogue);
+  }
 }
 
 }  // namespace reducelab::detail::repro

@@ -37,8 +37,9 @@ void launch_reproducible(const Reduction& r, const T* x, const T* y, std::size_t
                          const WorkspaceView& workspace, cudaStream_t stream);
 
 //! Launches the fixed-order statistic r (is_reproducible_statistic) of x[0, n) of floating T,
-//! n >= 1: a first pass for the scalar it needs where it needs one, then the fixed-order sum of
-//! its term, or logsumexp's one pass (reproducible_stats.hpp). Honours the test hook below.
+//! n >= 1: one pass, the fixed-order sum of its term (f64's 2-norm: of its three candidate
+//! terms), or var's and logsumexp's one pass (reproducible_stats.hpp). Honours the test hook
+//! below.
 template <class T>
 void launch_reproducible_stats(const Reduction& r, const T* x, std::size_t n, void* d_out,
                                const WorkspaceView& workspace, cudaStream_t stream);
@@ -81,6 +82,9 @@ struct ReproducibleLaunch {
   //! The whole-array sum, mean and dot's deal of the tiles (reproducible_kernel): 0 the
   //! library's choice, 1 contiguous runs per warp, 2 tile t to warp t mod W.
   int deal = 0;
+  //! The runs' settle of the whole-array sum, mean and dot (reproducible_kernel): 0 the
+  //! library's choice, 1 two levels of tickets, 2 one level wherever there are two groups.
+  int settle = 0;
 };
 void set_reproducible_launch(ReproducibleLaunch launch);
 ReproducibleLaunch reproducible_launch();

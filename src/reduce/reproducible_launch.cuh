@@ -36,20 +36,21 @@ ReproArgs<T> make_args(const T* x, const T* y, std::size_t n, const WorkspaceVie
 }
 
 template <class T, class A, int kInputs, int kBlock, bool kYVector, class Term, class Epilogue,
-          bool kDealt>
+          bool kDealt, bool kFlat>
 struct KernelTag {};
 
 //! Launches the kernel with (kDealt) or without the round-robin deal. round_robin (kDealt only):
 //! tile t to warp t mod W over the resident grid (or the forced one). Otherwise a contiguous run
 //! of tiles per warp, as many as the resident grid (or the forced one) needs to take them all in
 //! one pass, so every busy warp has the same work (one block, without tickets, when its warps
-//! take every tile with one tile each).
+//! take every tile with one tile each). kFlat: the runs' kernel whose blocks settle in one level
+//! (settle_flat; args.flat set by launch_block).
 template <class T, class A, int kInputs, int kBlock, bool kYVector, class Term, class Epilogue,
-          bool kDealt>
+          bool kDealt, bool kFlat = false>
 void launch_deal(ReproArgs<T> args, bool round_robin, const Term& term, const Epilogue& epilogue,
                  const WorkspaceView& ws, cudaStream_t stream) {
-  auto kernel = reproducible_kernel<T, A, kInputs, kBlock, kYVector, Term, Epilogue, kDealt>;
-  using Tag = KernelTag<T, A, kInputs, kBlock, kYVector, Term, Epilogue, kDealt>;
+  auto kernel = reproducible_kernel<T, A, kInputs, kBlock, kYVector, Term, Epilogue, kDealt, kFlat>;
+  using Tag = KernelTag<T, A, kInputs, kBlock, kYVector, Term, Epilogue, kDealt, kFlat>;
   constexpr unsigned kWarps = kBlock / 32;
   unsigned grid = reproducible_launch().grid;
   const unsigned resident = resident_grid<Tag>(kernel, kBlock, ws.device);
@@ -70,25 +71,52 @@ void launch_deal(ReproArgs<T> args, bool round_robin, const Term& term, const Ep
                      "launch of reducelab reproducible_kernel", args, term, epilogue);
 }
 
+//! Tiles a lane of the folding block folds in the one-level settle (settle_flat): the tiles
+//! rounded up to a power of two over the block's threads, at least 1.
+inline unsigned flat_tiles_per_lane(std::uint64_t tiles, unsigned block) {
+  std::uint64_t padded = 1;
+  while (padded < tiles) padded *= 2;
+  return padded > block ? static_cast<unsigned>(padded / block) : 1u;
+}
+
+//! The runs of the plain sums settle in one level (settle_flat) where a lane of the folding block
+//! reads at most this many 16-byte loads of tile partials (measured there: reproducible.cuh).
+inline constexpr unsigned kFlatLoads = 2;
+
 //! The plain sums (sum, mean, dot) with tiles of kRoundRobinSteps steps or more take the
 //! round-robin deal (reproducible.cuh), the rest the runs; the test hook may force either. The
 //! kernel that holds both deals serves the plain sums from kRoundRobinSteps (and the hook's
 //! round-robin below it), the kernel of the runs only the rest (reproducible_kernel says why).
+//! Their runs of two groups or more settle in one level where that is cheap (kFlatLoads, block
+//! 512).
 template <class T, class A, int kInputs, int kBlock, bool kYVector, class Term, class Epilogue>
-void launch_block(const ReproArgs<T>& args, const Term& term, const Epilogue& epilogue,
+void launch_block(ReproArgs<T> args, const Term& term, const Epilogue& epilogue,
                   const WorkspaceView& ws, cudaStream_t stream) {
   // The partials region holds kAxisPartialBytes (workspace.hpp): logsumexp's f64 pairs take 16
   // bytes a tile.
   static_assert((kMaxTiles + kMaxGroups) * sizeof(A) <= kAxisPartialBytes,
                 "the tile and group partials of A fit the workspace");
   if constexpr (kPlainTerm<Term>) {
-    const int deal = reproducible_launch().deal;
+    const ReproducibleLaunch hook = reproducible_launch();
     const bool long_tiles = args.steps >= kRoundRobinSteps;
-    const bool round_robin = deal == 2 || (deal == 0 && long_tiles);
+    const bool round_robin = hook.deal == 2 || (hook.deal == 0 && long_tiles);
     if (long_tiles || round_robin) {
       launch_deal<T, A, kInputs, kBlock, kYVector, Term, Epilogue, true>(args, round_robin, term,
                                                                          epilogue, ws, stream);
       return;
+    }
+    if constexpr (kBlock == 512) {
+      // The runs of two groups or more: one level of tickets where a lane of the folding block
+      // reads at most kFlatLoads 16-byte loads of partials (or as the hook says).
+      const unsigned per_lane = flat_tiles_per_lane(args.tiles, kBlock);
+      const bool flat = args.groups >= 2 && hook.settle != 1 &&
+                        (hook.settle == 2 || per_lane <= kFlatLoads * (16 / sizeof(A)));
+      if (flat) {
+        args.flat = per_lane;
+        launch_deal<T, A, kInputs, kBlock, kYVector, Term, Epilogue, false, true>(
+            args, false, term, epilogue, ws, stream);
+        return;
+      }
     }
   }
   launch_deal<T, A, kInputs, kBlock, kYVector, Term, Epilogue, false>(args, false, term, epilogue,

@@ -833,7 +833,7 @@ struct SegmentScaledSquare {  // f64 norm ord 2: (s x)^2 with s from max |x| of 
   const double* max_abs;
   std::uint64_t stride;
   __device__ __forceinline__ ScaledSquareTerm at(std::uint64_t s) const {
-    return {nullptr, norm2_scale(load_partial(max_abs + s * stride))};
+    return {norm2_scale(load_partial(max_abs + s * stride))};
   }
 };
 

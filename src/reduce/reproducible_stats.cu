@@ -1,14 +1,9 @@
-// The launch of the gpu_to_gpu statistics (reproducible_stats.hpp): the first pass where there
-// is one (the fixed-order mean through launch_reproducible, or f64's order-free max |x| through
-// the default kernels) leaves its scalar in the workspace, then reproducible_kernel
-// (reproducible.cuh, with a term and an epilogue of reproducible_stats.cuh) sums the term in the
-// fixed order and writes the result. Every kernel runs on `stream`, one after the other, so the
-// second reads what the first wrote.
+// The launch of the gpu_to_gpu statistics of whole arrays (reproducible_stats.hpp): one pass of
+// reproducible_kernel (reproducible.cuh, with a term and an epilogue of reproducible_stats.cuh)
+// sums the term in the fixed order and writes the result, on `stream`.
 
-#include <cmath>
-#include <limits>
+#include <type_traits>
 
-#include "reduce/launch.hpp"
 #include "reduce/reproducible.hpp"
 #include "reduce/reproducible_launch.cuh"
 #include "reduce/reproducible_stats.cuh"
@@ -31,26 +26,20 @@ void launch_reproducible_stats(const Reduction& r, const T* x, std::size_t n, vo
                                const WorkspaceView& ws, cudaStream_t stream) {
   using S = sum_t<T>;  // == stat_t<T>
   static_assert(std::is_same_v<S, stat_t<T>>);
-  static_assert(repro::kScalarOffset + 16 <= kPartialSlots * kPartialBytes &&
-                    repro::kScalarOffset >= kMaxGrid * kPartialBytes,
-                "the first pass's scalar lies past every kernel's partials");
-  void* scalar = static_cast<unsigned char*>(ws.d_partials) + repro::kScalarOffset;
   const repro::ReproArgs<T> args = repro::make_args<T>(x, nullptr, n, ws);
   switch (r.op) {
     case Op::norm: {
       if (r.ord == 1) {
-        launch_term<T, S>(args, repro::AbsTerm{}, repro::NormEpilogue<S>{d_out, false, false, nullptr},
+        launch_term<T, S>(args, repro::AbsTerm{}, repro::NormEpilogue<S>{d_out, false, false},
                           ws, stream);
       } else if constexpr (std::is_same_v<T, double>) {
-        // max |x| first (order-free: the default kernel of ord inf), for the scale.
-        launch_typed<T>(Reduction::norm(std::numeric_limits<double>::infinity()), x, nullptr, n,
-                        scalar, ws, stream);
-        launch_term<T, double>(args, repro::ScaledSquareTerm{scalar, 1.0},
-                               repro::NormEpilogue<double>{d_out, true, false, scalar}, ws, stream);
+        // One pass: the three candidate sums and max |x| (Norm2State, reproducible_stats.hpp).
+        launch_term<T, repro::Norm2State<double>>(args, repro::Norm2Term{},
+                                                  repro::Norm2Epilogue{d_out}, ws, stream);
       } else {
         using A = repro::norm2_acc_t<T>;
         launch_term<T, A>(args, repro::SquareTerm{},
-                          repro::NormEpilogue<A>{d_out, true, !std::is_same_v<A, S>, nullptr}, ws,
+                          repro::NormEpilogue<A>{d_out, true, !std::is_same_v<A, S>}, ws,
                           stream);
       }
       return;

@@ -2,7 +2,7 @@
 // The gpu_to_gpu statistics on the GPU (reproducible_stats.hpp says what each computes): the
 // terms f(x) that reproducible_kernel (reproducible.cuh) sums in the fixed order, and the
 // epilogues that turn the total into the result. A term binds once per thread at the kernel's
-// start, reading the first pass's scalar (the mean, max |x|).
+// start (none reads anything now: every statistic of a whole array is one pass).
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -16,12 +16,6 @@ namespace reducelab::detail::repro {
 
 __device__ __forceinline__ float sub(float a, float b) { return __fsub_rn(a, b); }
 __device__ __forceinline__ double sub(double a, double b) { return __dsub_rn(a, b); }
-
-//! Reads the first pass's scalar, written by an earlier kernel on the stream.
-template <class S>
-__device__ __forceinline__ S load_scalar(const void* p) {
-  return *static_cast<const S*>(p);
-}
 
 // ---- Terms: apply<A>(x, y) is f(x) in A, exactly as reproducible_cpu.cpp computes it --------
 
@@ -42,16 +36,22 @@ struct SquareTerm {  // norm ord 2, f32, f16, bf16
   }
 };
 
-struct ScaledSquareTerm {  // norm ord 2, f64: (s x)^2, s = norm2_scale(max |x|)
-  const void* max_abs;     // double, from the first pass
-  double scale;
-  __device__ ScaledSquareTerm bind() const {
-    return {max_abs, norm2_scale(load_scalar<double>(max_abs))};
-  }
+struct ScaledSquareTerm {  // norm ord 2, f64, along segments: (s x)^2, s = norm2_scale(max |x|)
+  double scale;             // of the segment, from its first pass
+  __device__ ScaledSquareTerm bind() const { return *this; }
   template <class A, class T>
   __device__ __forceinline__ A apply(T x, T) const {
     const A v = mul(widen<A>(x), scale);
     return mul(v, v);
+  }
+};
+
+struct Norm2Term {  // norm ord 2, f64, whole arrays: the three candidate terms and |x| in one
+                    // pass (Norm2State, reproducible_stats.hpp)
+  __device__ Norm2Term bind() const { return *this; }
+  template <class A, class T>
+  __device__ __forceinline__ A apply(T x, T) const {
+    return norm2_term(widen<typename A::value_type>(x));
   }
 };
 
@@ -70,23 +70,24 @@ struct LseTerm {  // logsumexp: names the op; the kernels read the elements them
 // ---- Epilogues: what the block that folds the last partial writes ------------------------------
 
 template <class A>
-struct NormEpilogue {  // ord 1: the sum; ord 2: its square root, unscaled, as Out
+struct NormEpilogue {  // ord 1: the sum; ord 2 (f32, f16, bf16): its square root, as Out
   void* out;
   bool root;
-  bool to_float;        // f32 and bf16's ord 2: the double root rounded to float
-  const void* max_abs;  // f64's ord 2: the first pass's max |x|, else null
+  bool to_float;  // f32 and bf16's ord 2: the double root rounded to float
   __device__ void operator()(A total) const {
-    A value = total;
-    if (root) {
-      value = portable::sqrt_rn(total);
-      if (max_abs != nullptr)
-        value = mul(value, static_cast<A>(norm2_unscale(norm2_scale(load_scalar<double>(max_abs)))));
-    }
+    const A value = root ? portable::sqrt_rn(total) : total;
     if (to_float) {
       put<float>(out, 0, canonical(static_cast<float>(value)));
     } else {
       put<A>(out, 0, canonical(value));
     }
+  }
+};
+
+struct Norm2Epilogue {  // f64's ord 2: the sum that max |x| selects, its root, scaled back
+  void* out;
+  __device__ void operator()(const Norm2State<double>& total) const {
+    put<double>(out, 0, norm2_finish(total));
   }
 };
 

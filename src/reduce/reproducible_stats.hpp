@@ -13,9 +13,12 @@
 //   of an f16 is exact and normal in float). f32 and bf16: in double (a float's square is exact
 //   in double and never overflows or underflows it, as the default mode, which squares them in
 //   double too), the square root in double, then rounded to float. f64: a square would overflow
-//   above 2^511 and lose bits below 2^-511, so an order-free first pass finds m = max |x| (the
-//   default kernel of norm ord inf), and f(x) = (s x)^2 with s a power of two chosen from m
-//   alone (norm2_scale): s x is exact, and so is the scaling back.
+//   above 2^511 and lose bits below 2^-511, so the order is f(x) = (s x)^2 with s a power of two
+//   chosen from m = max |x| alone (norm2_scale): s x is exact, and so is the scaling back. s is
+//   one of three values, so the GPU reads the input once (since session 42; a max-first pass
+//   before): it sums the three candidate terms x x, (2^-600 x)^2 and (2^600 x)^2, each in the
+//   order, beside the order-free max (Norm2State), and the epilogue takes the sum that the max
+//   selects. The CPU function takes the max first and sums one term: the same bits.
 // - var, std, var_mean, std_mean: one pass (since session 32; two passes before: the mean, then
 //   the sum of (x - mean)^2), in sum_t<T>. Tile t's centre is its first element K = x[t E]. Each
 //   lane takes its elements in batches of 4 steps (kMinSteps), batch b being steps 4b .. 4b + 3
@@ -56,11 +59,6 @@
 
 namespace reducelab::detail::repro {
 
-//! Where the first pass leaves its scalar (the mean, the max, max |x|) for the second: after the
-//! tile and group partials in the workspace's partials region, past what the default kernels
-//! (kMaxGrid x 16 bytes) and the fixed-order kernel (kMaxTiles x 8 + kMaxGroups x 8) use.
-inline constexpr std::size_t kScalarOffset = kMaxTiles * 8 + kMaxGroups * 8;
-
 //! The ops of this header (norm of ord 1 and 2 among them; the ord is checked apart).
 constexpr bool is_statistic(Op op) {
   return op == Op::var || op == Op::std || op == Op::var_mean || op == Op::std_mean ||
@@ -89,6 +87,48 @@ REDUCELAB_HD double norm2_unscale(double s) {
   if (s == pow2<double>(-600)) return pow2<double>(600);
   if (s == pow2<double>(600)) return pow2<double>(-600);
   return 1;
+}
+
+//! f64's 2-norm in one pass: the three sums of the order's candidate terms, (s x)^2 for s = 1,
+//! 2^-600 and 2^600 (norm2_scale's three values), each in the order's tree, and max |x|, which is
+//! order-free. Merged component-wise (norm2_merge); the identity is (-0, -0, -0, 0). A NaN
+//! element makes all three sums NaN, so the max's treatment of NaN cannot change the result.
+template <class A>
+struct Norm2State {
+  using value_type = A;
+  A unit;     //!< the sum of x x
+  A down;     //!< the sum of (2^-600 x)^2: the one taken when m >= 2^450
+  A up;       //!< the sum of (2^600 x)^2: the one taken when 0 < m < 2^-450
+  A max_abs;  //!< m = max |x|
+};
+
+template <class A>
+REDUCELAB_HD Norm2State<A> norm2_identity() {
+  return {-A(0), -A(0), -A(0), A(0)};
+}
+
+//! Element x's three terms and |x|, each product one rounding (the powers of two scale exactly).
+template <class A>
+REDUCELAB_HD Norm2State<A> norm2_term(A x) {
+  const A down = portable::mul(x, portable::pow2<A>(-600));
+  const A up = portable::mul(x, portable::pow2<A>(600));
+  return {portable::mul(x, x), portable::mul(down, down), portable::mul(up, up),
+          portable::magnitude(x)};
+}
+
+template <class A>
+REDUCELAB_HD Norm2State<A> norm2_merge(const Norm2State<A>& a, const Norm2State<A>& b) {
+  return {portable::add(a.unit, b.unit), portable::add(a.down, b.down), portable::add(a.up, b.up),
+          a.max_abs >= b.max_abs ? a.max_abs : b.max_abs};
+}
+
+//! The 2-norm from the merged state: the square root of the sum that norm2_scale(m) selects,
+//! scaled back; a NaN as the canonical NaN.
+REDUCELAB_HD double norm2_finish(const Norm2State<double>& total) {
+  const double s = norm2_scale(total.max_abs);
+  const double sum = s == 1 ? total.unit : (s < 1 ? total.down : total.up);
+  const double value = portable::mul(portable::sqrt_rn(sum), norm2_unscale(s));
+  return value == value ? value : portable::canonical_nan<double>();
 }
 
 template <class A>
