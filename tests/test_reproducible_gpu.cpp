@@ -263,8 +263,15 @@ std::vector<unsigned char> cpu_statistic(const Reduction& r, const std::vector<T
 }
 
 // Adversarial inputs for the statistics: a large mean against a small spread, values near the
-// overflow of squares (f64: 2^600, 2^-1000; f32: 1e30), -inf and NaN mixed in.
-enum class StatInput { shifted, huge, tiny, with_minus_inf, every_magnitude };
+// overflow of squares (f64: 2^600, 2^-1000; f32: 1e30), -inf and NaN mixed in. For f64's
+// 2-norm, whose interior tiles compute (2^-600 x)^2 only for batches with an |x| >= 2^60 and
+// (2^600 x)^2 only until an |x| >= 2^-450 (norm2_interior_partial): down_sparse has one 2^500
+// among elements just under 2^60 (terms +0) and, one in 1,000, in [2^60, 2^89) (subnormal
+// terms), so the sum scaled by 2^-600 counts while most batches skip it; up_dead_late has tiny
+// elements and a last one of 1.
+enum class StatInput {
+  shifted, huge, tiny, with_minus_inf, every_magnitude, down_sparse, up_dead_late
+};
 
 template <class T>
 std::vector<T> stat_input(StatInput kind, std::size_t n, std::uint64_t seed) {
@@ -294,6 +301,17 @@ std::vector<T> stat_input(StatInput kind, std::size_t n, std::uint64_t seed) {
         v = std::ldexp(v, lo + static_cast<int>(rng() % static_cast<std::uint64_t>(hi - lo)));
         break;
       }
+      case StatInput::down_sparse: {
+        if (sizeof(T) != 8) break;  // f64's case; the others keep N(0, 1)
+        const double mantissa = std::copysign(0.5 + 0.5 * std::fabs(std::tanh(v)), v);  // [0.5, 1)
+        const int e = i % 1000 == 999 ? 61 + static_cast<int>(rng() % 29)
+                                      : 60 - static_cast<int>(rng() % 20);
+        v = i == n / 2 ? std::ldexp(0.75, 500) : std::ldexp(mantissa, e);
+        break;
+      }
+      case StatInput::up_dead_late:
+        if (sizeof(T) == 8) v = i + 1 == n ? 1.0 : std::ldexp(v, -1000);
+        break;
     }
     x[i] = bench::from_double<T>(v);
   }
@@ -343,7 +361,8 @@ TYPED_TEST(ReproducibleGpu, StatisticsSameBitsOnEveryGridAndBlockSize) {
 TYPED_TEST(ReproducibleGpu, StatisticsAdversarialInputsAndSpecialValues) {
   using T = TypeParam;
   for (StatInput kind : {StatInput::shifted, StatInput::huge, StatInput::tiny,
-                         StatInput::with_minus_inf, StatInput::every_magnitude}) {
+                         StatInput::with_minus_inf, StatInput::every_magnitude,
+                         StatInput::down_sparse, StatInput::up_dead_late}) {
     for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{777}, (std::size_t{1} << 20) + 3}) {
       std::vector<T> hx = stat_input<T>(kind, n, kSeed + 13 * n);
       for (int special = 0; special < 4; ++special) {

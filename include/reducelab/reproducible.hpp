@@ -131,8 +131,9 @@
 //!
 //! Cost: every op of the mode reads each input of a whole array once, as the default mode. (f64's
 //! 2-norm since session 42: until then a first pass for max |x| doubled its bytes, 2.0-2.1x the
-//! default's time at 2^23..2^30. Now, on an H100: f64's 2-norm 1.03x at 2^30, 1.10x at 2^27,
-//! 1.23x at 2^24; f32's 1.03x, 1.07x, 1.07x; bf16's 1.07x at 2^27 and 1.10-1.11x at 2^24.)
+//! default's time at 2^23..2^30. Now, on an H100: f64's 2-norm 1.03x at 2^30, 1.08x at 2^27
+//! (session 43: the scaled terms only where they can count), 1.22x at 2^24; f32's 1.03x, 1.07x,
+//! 1.07x; bf16's 1.07x at 2^27 and 1.10-1.11x at 2^24.)
 //! Measured on the H200 (docs/results/h200-reproducible.md, every figure with its session): sum
 //! f32 +4% at 2^30, +6% at 2^27, +11% at 2^24, at most +1 us up to 2^20; var in one pass
 //! (session 33) f32 1.27-1.32x at 2^24, 1.22-1.23x at 2^27, 1.04-1.05x at 2^30, f64 1.21x /

@@ -576,6 +576,113 @@ __device__ __forceinline__ VarState<S> var_tile_partial(const ReproArgs<T>& a, s
 }
 
 // The partial of tile t, in every lane of the warp: the fixed-order sum of f.apply(x, y).
+// ---- f64's 2-norm: an interior tile without the terms that cannot count ------------------------
+
+//! Tile t's Norm2State for an interior tile at offset 0 (f64's 2-norm of a whole array), in
+//! every lane: the same three sums and max, in the same order, as tile_partial with Norm2Term,
+//! but a warp computes a batch's (2^-600 x)^2 and (2^600 x)^2 only where they can change the
+//! result (with all three, an element takes 10 f64 operations; without them, 3):
+//! - A term (2^-600 x)^2 of |x| < 2^60 is +0 ((x 2^-600)^2 < 2^-1080 rounds to +0), and the down
+//!   sum counts only when m = max |x| >= 2^450, where it is positive: +0 terms then change no
+//!   partial sum that is not zero, so not the result's bits. A batch whose elements are all
+//!   below 2^60 (by their exponent bits: no NaN, no infinity) skips them, and a tile where no
+//!   batch took any skips their tree (-0: the tree of identities).
+//! - The up sum counts only when m < 2^-450. Once the warp has read an element with |x| >=
+//!   2^-450, a NaN or an infinity, m >= 2^-450 (or a NaN took the max's place, and every sum is
+//!   NaN anyway), so from there its up sums are NaN and it computes no more of them.
+//! unit (x x) and the max are computed for every element, as before. Measured (session 43, one
+//! H100, against the committed kernel on the same machine, cost over the default, two rounds):
+//! 2^26 +14.7 / +14.9% -> +12.7 / +12.7%, 2^27 +9.4 / +9.1% -> +8.1 / +8.2%, 2^28 +7.6 / +7.6%
+//! -> +6.0 / +6.2%, 2^30 +3.5% -> +3.0%; 2^22-2^24 unchanged; 2^20 +4.4 / +4.9 us -> +5.9 / +6.8
+//! us. The f64 work was not what held the kernel back (Nsight Compute at 2^24: the same 59-60 us
+//! with 27% of the issue slots busy before): its occupancy and the tile loop's spilled counters
+//! are (docs/notebook/raw/h200-session43.md).
+template <class T>
+__device__ __forceinline__ Norm2State<double> norm2_interior_partial(const T* xs,
+                                                                     std::uint64_t steps,
+                                                                     unsigned lane) {
+  static_assert(std::is_same_v<T, double>, "f64's 2-norm");
+  constexpr int kC = 2;
+  constexpr int kUnroll = 4;
+  constexpr unsigned kDownFrom = 0x43b00000u;    // the high word of 2^60 (biased exponent 1083)
+  constexpr unsigned kUpDeadFrom = 0x23d00000u;  // the high word of 2^-450 (biased exponent 573)
+  const double down_scale = portable::pow2<double>(-600);
+  const double up_scale = portable::pow2<double>(600);
+  Norm2State<double> acc[kC];
+#pragma unroll
+  for (int j = 0; j < kC; ++j) acc[j] = norm2_identity<double>();
+  bool any_down = false;  // warp-uniform, as up_live
+  bool up_live = true;
+  const uint4* px = reinterpret_cast<const uint4*>(xs) + lane;
+  for (std::uint64_t k = 0; k < steps; k += kUnroll) {
+    uint4 raw[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      raw[u] = device::load16<device::LoadHint::no_alloc>(px + 32 * u);
+    px += 32 * kUnroll;
+    double v[kUnroll][kC];
+    unsigned high = 0;  // the largest |x|'s high word in the lane's batch
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const device::Vec16<double> vx = device::Vec16<double>::from(raw[u]);
+#pragma unroll
+      for (int j = 0; j < kC; ++j) {
+        v[u][j] = vx.element[j];
+        const unsigned h = static_cast<unsigned>(__double2hiint(v[u][j])) & 0x7fffffffu;
+        high = h > high ? h : high;
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+#pragma unroll
+      for (int j = 0; j < kC; ++j) {
+        const double m = portable::magnitude(v[u][j]);
+        acc[j].unit = portable::add(acc[j].unit, portable::mul(v[u][j], v[u][j]));
+        acc[j].max_abs = acc[j].max_abs >= m ? acc[j].max_abs : m;
+      }
+    }
+    if (__any_sync(kFullMask, high >= kDownFrom)) {
+      any_down = true;
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+#pragma unroll
+        for (int j = 0; j < kC; ++j) {
+          const double d = portable::mul(v[u][j], down_scale);
+          acc[j].down = portable::add(acc[j].down, portable::mul(d, d));
+        }
+      }
+    }
+    if (up_live) {
+      if (__any_sync(kFullMask, high >= kUpDeadFrom)) {
+        up_live = false;
+      } else {
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+#pragma unroll
+          for (int j = 0; j < kC; ++j) {
+            const double w = portable::mul(v[u][j], up_scale);
+            acc[j].up = portable::add(acc[j].up, portable::mul(w, w));
+          }
+        }
+      }
+    }
+  }
+  // tile_partial's tree (thread_tree, then warp_tree), component by component: the down sums
+  // only where a batch took them, the up sums only while they can count.
+  Norm2State<double> s = norm2_merge(acc[0], acc[1]);
+#pragma unroll
+  for (int m = 1; m < 32; m *= 2) {
+    const double unit = __shfl_xor_sync(kFullMask, s.unit, m);
+    const double max_abs = __shfl_xor_sync(kFullMask, s.max_abs, m);
+    s.unit = portable::add(s.unit, unit);
+    s.max_abs = s.max_abs >= max_abs ? s.max_abs : max_abs;
+    if (any_down) s.down = portable::add(s.down, __shfl_xor_sync(kFullMask, s.down, m));
+    if (up_live) s.up = portable::add(s.up, __shfl_xor_sync(kFullMask, s.up, m));
+  }
+  if (!up_live) s.up = portable::canonical_nan<double>();
+  return s;
+}
+
 //! kPeel: the loop with its first batch peeled off (below), which the whole-array kernel takes
 //! for f16 sum and mean; the segment kernels keep the loop as it was (scripts/sass_loads.py and
 //! session 37's notebook: there the peel worsens their schedules).
@@ -600,6 +707,9 @@ __device__ __forceinline__ A tile_partial(const ReproArgs<T>& a, std::uint64_t t
 
   const bool interior = (o == 0 || t > 0) && first + tile + (o != 0 ? kC - o : 0) <= a.n;
   if (interior) {
+    if constexpr (is_norm2_state<A>::value) {
+      if (o == 0) return norm2_interior_partial(a.x + first, a.steps, lane);
+    }
     // The aligned span: lane's vector k starts at element first + (lane + 32 k) kC - o.
     const T* xs = a.x + first - o;
     const T* ys = kInputs == 2 ? a.y + first - o : nullptr;
@@ -831,7 +941,9 @@ inline constexpr std::uint64_t kRoundRobinSteps = 32;
 //! 2-norm (four doubles a lane), and the 2-norm of f32 and bf16, whose lanes sum in double (four
 //! doubles a thread for f32). Under 40 registers the last spilled 104 bytes and its tile loop
 //! waited on its first load with one in flight ([1, 3, 2, 1]; bf16 [2, 1, 2, 1]); under 64 it
-//! keeps [4, 3, 2, 1] and no stack (scripts/sass_loads.py, session 42).
+//! keeps [4, 3, 2, 1] and no stack (scripts/sass_loads.py, session 42). f64's 2-norm under 40
+//! registers, even with norm2_interior_partial's lighter loop, spilled 792 bytes, its loops
+//! included: 2^24 +22% -> +68%, 2^27 +8% -> +25% over the default (session 43, H100).
 template <class T, class A>
 constexpr int min_blocks(int block) {
   constexpr bool kWide = is_lse_state<A>::value || is_var_state<A>::value ||
