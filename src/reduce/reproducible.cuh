@@ -575,7 +575,6 @@ __device__ __forceinline__ VarState<S> var_tile_partial(const ReproArgs<T>& a, s
   return total;
 }
 
-// The partial of tile t, in every lane of the warp: the fixed-order sum of f.apply(x, y).
 // ---- f64's 2-norm: an interior tile without the terms that cannot count ------------------------
 
 //! Tile t's Norm2State for an interior tile at offset 0 (f64's 2-norm of a whole array), in
@@ -683,6 +682,7 @@ __device__ __forceinline__ Norm2State<double> norm2_interior_partial(const T* xs
   return s;
 }
 
+// The partial of tile t, in every lane of the warp: the fixed-order sum of f.apply(x, y).
 //! kPeel: the loop with its first batch peeled off (below), which the whole-array kernel takes
 //! for f16 sum and mean; the segment kernels keep the loop as it was (scripts/sass_loads.py and
 //! session 37's notebook: there the peel worsens their schedules).
