@@ -142,9 +142,11 @@
 //! 1.20-1.41x for f32, 1.28-1.38x for f64, 1.95-2.15x for f16 at 2^24..2^30 (session 31).
 //! Along rows and over segments, against the default on the same shape (2^27 elements, 90a96fa):
 //! f32 sum -8..+10%, f32 dot -1..+8%, f64 dot -28..-1%, f64 sum +7..9% (rows of 256 and up) and
-//! +46..53% (rows of 8 and 32); ragged lists +0..+88% (segments that start anywhere in a 16-byte
-//! line read their edge tiles element by element; on an H100 at 7736f00, session 44: f64 sum
-//! along rows of 8 and 32 +14% and +20%, ragged lists +8..+59%). Session 31: sum along
+//! +46..53% (rows of 8 and 32); ragged lists +0..+88%. The same kernels at 7736f00: on an H100
+//! (session 44) f64 sum along rows of 8 and 32 +14% and +20%, ragged lists +8..+59%; on the H200
+//! (session 45) +37% and +44%, ragged lists +13..+90% (Nsight Compute: the short segments' kernel
+//! bound by instruction issue, the long segments' kernel at 18% occupancy, the fold 40 us; vector
+//! edge tiles for the ragged segments, measured there, doubled the cost). Session 31: sum along
 //! 1,024-wide rows +3% (f32), +0% (f64), +28% (f16); logsumexp along them 1.51x (f32), 1.93x
 //! (f16), 1.45x (f64), and over heavy-tailed ragged f32 segments 3.5x. Session 33, var:
 //! 1,024-wide rows 1.45x (f32), 2.16x (f16), 1.80x (f64); rows of 32 f32 2.83x; heavy-tailed
