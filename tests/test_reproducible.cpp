@@ -605,6 +605,32 @@ TYPED_TEST(ReproducibleCpu, StatisticsWithinTheirStatedBounds) {
 // The norms are fixed-order sums of their terms: the same bits as the sum of the terms written
 // out here (the CPU function's order is the sum's, so the sum of precomputed terms in sum_t gives
 // the same bits). var has its own order (one pass: the kernel model below checks it).
+// The plan is computed without a division (the segment kernels compute it for every segment);
+// it must be the plan of the order's definition: K the smallest power of two >= kMinSteps with
+// ceil(n / (P K)) <= kMaxTiles, and ceil(n / E) tiles.
+TEST(ReproducibleCpuValues, PlanWithoutDivisionIsTheDefinedPlan) {
+  std::mt19937_64 gen(46);
+  for (std::size_t size : {std::size_t{2}, std::size_t{4}, std::size_t{8}}) {
+    const std::size_t lanes = plan::lanes_for(size);
+    for (int e = 0; e <= 50; ++e) {
+      for (int k = 0; k < 300; ++k) {
+        const std::size_t power = std::size_t{1} << e;
+        // around the power of two, then anywhere up to twice it
+        const std::size_t n = k < 5 ? power + k - (power >= 2 ? 2 : 0) : power + gen() % (power + 1);
+        std::size_t steps = plan::kMinSteps;
+        while ((n + lanes * steps - 1) / (lanes * steps) > plan::kMaxTiles) steps *= 2;
+        const plan::Plan p = plan::plan_for(size, n);
+        ASSERT_EQ(p.steps, steps) << "size " << size << " n " << n;
+        ASSERT_EQ(plan::steps_for(size, n), steps) << "size " << size << " n " << n;
+        ASSERT_EQ(p.tile, lanes * steps);
+        ASSERT_EQ(p.tiles, (n + p.tile - 1) / p.tile) << "size " << size << " n " << n;
+        ASSERT_EQ(p.groups, (p.tiles + plan::kGroupTiles - 1) / plan::kGroupTiles);
+        ASSERT_LE(p.tiles, plan::kMaxTiles);
+      }
+    }
+  }
+}
+
 TEST(ReproducibleCpuValues, StatisticsAreTheFixedOrderSumOfTheirTerms) {
   const std::size_t n = 100003;
   const std::vector<float> x = make_input<float>(Input::wide, n, kSeed);

@@ -43,11 +43,20 @@ inline constexpr std::size_t kMinSteps = 4;
 //! Lanes of a tile for elements of `element_size` bytes: one 16-byte vector per warp lane.
 constexpr std::size_t lanes_for(std::size_t element_size) { return 32 * (16 / element_size); }
 
+//! log2 of a power of two (constant-folded for the lanes of a known element size).
+constexpr int log2_of(std::size_t power) {
+  int l = 0;
+  while ((std::size_t{1} << l) < power) ++l;
+  return l;
+}
+
 //! K: the smallest power of two >= kMinSteps with at most kMaxTiles tiles of P x K elements.
+//! ceil(n / (P K)) <= kMaxTiles is n <= kMaxTiles P K: no division (the segment kernels compute
+//! this for every segment, where a 64-bit division is a call of about 30 instructions).
 constexpr std::size_t steps_for(std::size_t element_size, std::size_t n) {
   const std::size_t lanes = lanes_for(element_size);
   std::size_t steps = kMinSteps;
-  while ((n + lanes * steps - 1) / (lanes * steps) > kMaxTiles) steps *= 2;
+  while (n > kMaxTiles * lanes * steps) steps *= 2;
   return steps;
 }
 
@@ -62,9 +71,15 @@ struct Plan {
 constexpr Plan plan_for(std::size_t element_size, std::size_t n) {
   Plan p{};
   p.lanes = lanes_for(element_size);
-  p.steps = steps_for(element_size, n);
+  int tile_log2 = log2_of(p.lanes) + log2_of(kMinSteps);
+  p.steps = kMinSteps;
+  while (n > kMaxTiles * p.lanes * p.steps) {  // steps_for, with the tile's log2 alongside
+    p.steps *= 2;
+    ++tile_log2;
+  }
   p.tile = p.lanes * p.steps;
-  p.tiles = (n + p.tile - 1) / p.tile;
+  // ceil(n / E) by a shift (E is a power of two)
+  p.tiles = (n >> tile_log2) + ((n & (p.tile - 1)) != 0 ? 1 : 0);
   p.groups = (p.tiles + kGroupTiles - 1) / kGroupTiles;
   return p;
 }
@@ -81,5 +96,11 @@ constexpr int depth_of(const Plan& p) {
 static_assert(plan_for(4, std::size_t{1} << 30).steps == 256);
 static_assert(plan_for(4, std::size_t{1} << 30).tiles == kMaxTiles);
 static_assert(plan_for(4, 1000).tiles == 2 && plan_for(8, 1).tiles == 1);
+static_assert(plan_for(4, 0).tiles == 0 && plan_for(2, 1024).tiles == 1 &&
+              plan_for(2, 1025).tiles == 2);
+static_assert(plan_for(4, (std::size_t{1} << 24) + 1).steps == 8 &&
+              plan_for(4, (std::size_t{1} << 24) + 1).tiles == 16385);
+static_assert(plan_for(8, std::size_t{1} << 33).tiles == kMaxTiles &&
+              steps_for(8, std::size_t{1} << 33) == plan_for(8, std::size_t{1} << 33).steps);
 
 }  // namespace reducelab::detail::repro

@@ -183,6 +183,8 @@ struct SegmentArgs {
   bool aligned;          // every row of x (and y) starts on a 16-byte boundary
   std::uint64_t chunk_tiles;  // long kernel: tiles per chunk (a power of two)
   std::uint64_t chunks;       // long kernel: chunks per row
+  // ragged: how many of a warp's pending segments ahead of the one it reads it asks L2 for
+  unsigned prefetch;
 };
 
 //! The ReproArgs of one segment [begin, begin + length) for tile_partial.
@@ -469,6 +471,25 @@ __device__ __forceinline__ A tiles_partial(const ReproArgs<T>& r, std::uint64_t 
   return stack.total();
 }
 
+//! Asks L2 for the lines of elements [begin, begin + length) of x (and y), up to 32 lines of
+//! 128 bytes, one per lane (every lane calls): a later load of them waits for L2, not DRAM.
+//! Moves no data into registers and changes no result.
+template <class T>
+__device__ __forceinline__ void prefetch_lines(const T* x, const T* y, std::int64_t begin,
+                                               std::uint64_t length, unsigned lane) {
+  const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(x + begin) & ~std::uintptr_t{127};
+  const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(x + begin + length);
+  const std::uintptr_t at = first + 128 * static_cast<std::uintptr_t>(lane);
+  if (length == 0 || at >= end) return;
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(at));
+  if (y != nullptr) {
+    const std::uintptr_t y_at =
+        (reinterpret_cast<std::uintptr_t>(y + begin) & ~std::uintptr_t{127}) + 128 * lane;
+    if (y_at < reinterpret_cast<std::uintptr_t>(y + begin + length))
+      asm volatile("prefetch.global.L2 [%0];" ::"l"(y_at));
+  }
+}
+
 // ---- the kernels -------------------------------------------------------------------------------
 
 //! Short segments (see the top of the file). Fixed rows no longer than P: teams; other fixed
@@ -614,14 +635,27 @@ __global__ void __launch_bounds__(kSegmentBlock)
       }
     }
     // The rest by the whole warp, one at a time.
-    unsigned pending = __ballot_sync(kFullMask, s < list.count && range.length > kThreadMax);
+    // Not the long ones (the long kernel's). Each segment is a load round trip of the warp:
+    // while it reads one, L2 fetches the next a.prefetch ones' first lines.
+    unsigned pending = __ballot_sync(
+        kFullMask, s < list.count && range.length > kThreadMax &&
+                       !is_long(range.length, SegmentOrder::of(sizeof(T), range.length).tiles,
+                                window));
+    unsigned ahead = pending;  // not yet asked for
+    auto ask = [&]() {
+      const int who = __ffs(ahead) - 1;
+      ahead &= ahead - 1;
+      prefetch_lines(a.x, a.y, __shfl_sync(kFullMask, range.begin, who),
+                     __shfl_sync(kFullMask, range.length, who), lane);
+    };
+    for (unsigned d = 0; d < a.prefetch && ahead != 0; ++d) ask();
     while (pending != 0) {
       const int who = __ffs(pending) - 1;
       pending &= pending - 1;
+      if (ahead != 0 && a.prefetch != 0) ask();
       const std::int64_t begin = __shfl_sync(kFullMask, range.begin, who);
       const std::uint64_t length = __shfl_sync(kFullMask, range.length, who);
       const SegmentOrder order = SegmentOrder::of(sizeof(T), length);
-      if (is_long(length, order.tiles, window)) continue;
       A total_s;
       if (length <= order.tile) {
         total_s = team_partial<T, A, kInputs>(a.x + begin, a.y != nullptr ? a.y + begin : nullptr,
@@ -688,11 +722,26 @@ __global__ void __launch_bounds__(kSegmentBlock)
   const std::int64_t lo = slices.begin(static_cast<unsigned>(warp));
   const std::int64_t hi = warp + 1 < warps ? slices.begin(static_cast<unsigned>(warp + 1)) : end;
   if (lo >= hi) return;
-  // The first segment whose end is past lo: offsets are nondecreasing here.
+  // The first segment whose end is past lo (offsets are nondecreasing here), by a 32-way search:
+  // each lane probes one of 32 evenly spaced segments, so a round cuts the range 32 times, not
+  // twice (2 M segments: 5 rounds of the warp's loads instead of 21).
   std::uint64_t low = 0, high = list.count;  // answer in [low, high]
-  while (low < high) {
-    const std::uint64_t mid = (low + high) / 2;
-    if (list.offset(mid + 1) > lo) high = mid; else low = mid + 1;
+  while (high - low > 32) {
+    const std::uint64_t stride = (high - low) / 32;
+    const std::uint64_t m = low + stride * lane + stride - 1;  // <= high - 1
+    const unsigned past = __ballot_sync(kFullMask, list.offset(m + 1) > lo);
+    if (past == 0) {
+      low += 32 * stride;
+    } else {
+      const unsigned f = static_cast<unsigned>(__ffs(past)) - 1;
+      high = low + stride * f + stride - 1;
+      low = f == 0 ? low : low + stride * f;
+    }
+  }
+  {
+    const bool probe = low + lane < high && list.offset(low + lane + 1) > lo;
+    const unsigned past = __ballot_sync(kFullMask, probe);
+    low = past != 0 ? low + static_cast<unsigned>(__ffs(past)) - 1 : high;
   }
   for (std::uint64_t first = low; first < list.count; first += 32) {
     const std::uint64_t s = first + lane;
@@ -743,11 +792,24 @@ __global__ void __launch_bounds__(kSegmentBlock)
 
   // The fold of `count` values value(i), i < count, in the tree: lane r the aligned block of
   // `per` (a power of two) values from r per, then the warp's tree. In every lane.
+  // The values are loaded kBatch at a time, all before the first push: a lane's block of a huge
+  // segment (per = 128 values for 2^24 f32 elements in chunks of 4,096) is then per / kBatch
+  // round trips to L2, not per.
   auto fold_values = [&](std::uint64_t count, auto value) {
+    constexpr int kBatch = 8;
     std::uint64_t per = 1;
     while (per * 32 < count) per *= 2;
     TreeStack<A> stack;
-    for (std::uint64_t i = lane * per; i < (lane + 1) * per && i < count; ++i) stack.push(value(i));
+    const std::uint64_t first = lane * per;
+    const std::uint64_t stop = first + per < count ? first + per : count;
+    for (std::uint64_t i = first; i < stop; i += kBatch) {
+      A v[kBatch];
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) v[u] = i + u < stop ? value(i + u) : identity<A>();
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u)
+        if (i + u < stop) stack.push(v[u]);
+    }
     return warp_tree(stack.total());
   };
 

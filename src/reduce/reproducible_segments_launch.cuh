@@ -27,6 +27,18 @@ constexpr unsigned kSegmentWarps = kSegmentBlock / 32;
 template <class... Tags>
 struct SegmentTag {};
 
+// The ragged segments' L2 prefetch: how many of a warp's pending segments ahead of the one it
+// reads it asks L2 for (0 = none). 2 measured against 0 on the H100 in session 47: f64 sum and
+// dot over uniform 0..256 lengths 20-31 points cheaper, f32 dot there 8 points dearer
+// (docs/results/h200-reproducible.md, session 47).
+constexpr unsigned kPrefetchDepth = 2;
+// The ragged long kernel's grid in resident waves: a warp's slice of the element range is
+// 1/waves of what one resident wave would give it, so warps with nothing to read (most of them
+// when few segments are long) retire early and the rest fill the machine. 8 against 1 on the
+// H100 (session 47): heavy-tailed lists 3-15 points cheaper, uniform 0..256 lengths (no long
+// segment: every warp still searches and scans its slice) 2-9 points dearer.
+constexpr unsigned kLongWaves = 8;
+
 template <class T>
 struct SegmentCall {
   const T* x;
@@ -66,6 +78,7 @@ struct SegmentCall {
     a.capacity = kPartialSlots * kPartialBytes / sizeof(A);
     a.flags = ws.d_segment_flags;
     a.counter = ws.d_counter;
+    a.prefetch = kPrefetchDepth;
     const std::uint64_t count = segments.count;
 
     auto launch_short = [&](auto path, std::uint64_t warps_wanted) {
@@ -87,7 +100,8 @@ struct SegmentCall {
           reproducible_launch().grid != 0
               ? reproducible_launch().grid
               : static_cast<unsigned>(std::min<std::uint64_t>(
-                    (items + kSegmentWarps - 1) / kSegmentWarps, long_resident));
+                    (items + kSegmentWarps - 1) / kSegmentWarps,
+                    static_cast<std::uint64_t>(long_resident) * kLongWaves));
       launch_kernel<LongTag>(long_kernel, long_grid, kSegmentBlock, stream, ws.device,
                              "launch of reducelab segment_long_kernel", a, term);
       const unsigned fold_grid = capped((fold_warps + kSegmentWarps - 1) / kSegmentWarps, resident);
@@ -104,7 +118,7 @@ struct SegmentCall {
         launch_short(LaneRagged{}, (count + 31) / 32);
       }
       const unsigned long_resident = resident_grid<LongTag>(long_kernel, kSegmentBlock, ws.device);
-      launch_long_and_fold(static_cast<std::uint64_t>(long_resident) * kSegmentWarps,
+      launch_long_and_fold(static_cast<std::uint64_t>(long_resident) * kLongWaves * kSegmentWarps,
                            (count + 31) / 32);
       return;
     }
