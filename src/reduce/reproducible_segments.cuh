@@ -21,15 +21,16 @@
 // - segment_long_kernel: longer segments, cut into chunks of a power of two of tiles, aligned
 //   in the segment: a chunk's partial is a subtree of the segment's tree. A warp reads a chunk
 //   and stores its partial in the workspace. Fixed-size rows: the chunks are numbered row by row
-//   and dealt to the warps. Ragged: the element range is cut into one slice per warp, and a warp
-//   reads the chunks that start in its slice (so one huge segment among small ones is read by
-//   the whole GPU); a chunk's slot is computed from its position (ChunkSlots).
+//   and dealt to the warps. Ragged: segment_short_kernel lists the long segments' chunks as it
+//   skips them (kChunkBits), and the warps of one resident wave take the listed chunks in turn
+//   (so one huge segment among small ones is read by the whole GPU, and a list without a long
+//   segment costs a launch); a chunk's slot is computed from its position (ChunkSlots).
 // - segment_fold_kernel: a warp per long segment folds its chunk partials in the tree and
-//   writes the result.
+//   writes the result (ragged: the segments whose chunk 0 is listed).
 // A ragged call whose offsets decrease somewhere (a decreasing pair is an empty segment, as in
-// the default mode) cannot cut the element range into slices: segment_short_kernel flags it in
-// the workspace, segment_long_kernel then reads nothing, and segment_fold_kernel gives each long
-// segment to one warp, whole.
+// the default mode) cannot give each chunk its own slot: segment_short_kernel flags it in the
+// workspace, segment_long_kernel then reads nothing, and segment_fold_kernel looks at every
+// segment and gives each long one to one warp, whole.
 //
 // The term f(x) (sum, dot, |x|, x x; logsumexp and var hold the elements, in batches) binds per
 // segment (at(s)), the epilogue writes segment s's result from its total (reproducible_stats.cuh
@@ -43,6 +44,7 @@
 #include "reduce/reproducible.cuh"
 #include "reduce/reproducible_stats.cuh"
 #include "reduce/segment_plan.hpp"
+#include "reduce/workspace.hpp"
 
 namespace reducelab::detail::repro {
 
@@ -58,15 +60,35 @@ inline constexpr std::uint64_t kChunkMinTiles = 8;
 inline constexpr std::uint64_t kThreadMax = 32;
 //! Bits of the workspace's segment flags word that these kernels use.
 inline constexpr unsigned kReproDecreasing = 1u << 4;
+//! The list of long ragged segments' chunks: segment_short_kernel appends one entry per chunk
+//! of each long segment it skips, (segment << kChunkBits) | chunk, at a ticket from a 64-bit
+//! counter; segment_long_kernel deals the entries to its warps and segment_fold_kernel folds
+//! the segments whose chunk 0 it finds there. The order of the entries follows the atomics, but
+//! where a chunk's partial goes (ChunkSlots) and how a segment's partials are folded do not, so
+//! the bits do not either. The entries lie in the workspace's partials region after the chunk
+//! partials (kPartialSlots x kPartialBytes), up to kAxisPartialBytes (workspace.hpp).
+inline constexpr unsigned kChunkBits = 20;
+inline constexpr std::size_t kChunkEntriesAt = kPartialSlots * kPartialBytes;
+inline constexpr std::uint64_t kChunkEntries =
+    (kAxisPartialBytes - kChunkEntriesAt) / sizeof(unsigned long long);
+// Offsets that never decrease give a segment at most capacity / 2 chunks and the call at most
+// capacity chunks (ChunkSlots), and capacity is at most kChunkEntriesAt / 4 (4-byte partials).
+static_assert(kChunkEntriesAt / 4 <= (std::uint64_t{1} << kChunkBits) &&
+                  kChunkEntriesAt / 4 <= kChunkEntries,
+              "every chunk of a call has an entry, and its number fits kChunkBits");
+//! The chunk list's counter: a 64-bit word in the flags word's line of the workspace header,
+//! 8 bytes after the flags word (zero between calls: segment_fold_kernel's last block resets
+//! it).
+inline constexpr std::size_t kChunkCountAfterFlags = 2;  // in unsigned words
 
 // ---- the tree, leaf by leaf -----------------------------------------------------------------
 
 //! The complete tree of adjacent pairs over values pushed one by one, padded with -0 (adding -0
 //! changes nothing): a binary counter of subtree sums, each level the sum of an aligned block of
 //! 2^l leaves; total() adds what is left from the smallest block up, each as the right operand.
-template <class A>
+//! Holds up to 2^kLevels - 1 values.
+template <class A, int kLevels = 18>
 struct TreeStack {
-  static constexpr int kLevels = 18;
   A level[kLevels];
   std::uint64_t count = 0;
 
@@ -187,6 +209,18 @@ struct SegmentArgs {
   unsigned prefetch;
 };
 
+//! Ragged: the chunk list's entries (kChunkEntries of them, after the chunk partials) and its
+//! counter (in the flags word's line), from the workspace pointers the arguments hold already.
+template <class T>
+__device__ __forceinline__ unsigned long long* chunk_entries_of(const SegmentArgs<T>& a) {
+  return reinterpret_cast<unsigned long long*>(static_cast<unsigned char*>(a.partials) +
+                                               kChunkEntriesAt);
+}
+template <class T>
+__device__ __forceinline__ unsigned long long* chunk_count_of(const SegmentArgs<T>& a) {
+  return reinterpret_cast<unsigned long long*>(a.flags + kChunkCountAfterFlags);
+}
+
 //! The ReproArgs of one segment [begin, begin + length) for tile_partial.
 template <class T>
 __device__ __forceinline__ ReproArgs<T> segment_args(const SegmentArgs<T>& a, std::int64_t begin,
@@ -206,6 +240,32 @@ __device__ __forceinline__ ReproArgs<T> segment_args(const SegmentArgs<T>& a, st
 __device__ __forceinline__ bool is_long(std::uint64_t length, std::uint64_t tiles,
                                         std::uint64_t window) {
   return tiles > kWarpTiles && length > window;
+}
+
+//! Appends the chunks of long segment s (`length` elements) to the chunk list, with the whole
+//! warp (a huge segment has up to capacity / 2 chunks). Offsets that decrease somewhere can
+//! list more chunks than there are entries: the ones past the end are not written, and the long
+//! and fold kernels do not read the list then.
+template <class T>
+__device__ __forceinline__ void list_chunks(const SegmentArgs<T>& a, std::uint64_t s,
+                                            std::uint64_t length, std::uint64_t window,
+                                            unsigned lane) {
+  const SegmentOrder order = SegmentOrder::of(sizeof(T), length);
+  const std::uint64_t per = chunk_tiles_for(order.tile, window);
+  const std::uint64_t chunks = (order.tiles + per - 1) / per;
+  unsigned long long first = 0;
+  if (lane == 0) first = atomicAdd(chunk_count_of(a), static_cast<unsigned long long>(chunks));
+  first = __shfl_sync(kFullMask, first, 0);
+  for (std::uint64_t j = lane; j < chunks && first + j < kChunkEntries; j += 32)
+    chunk_entries_of(a)[first + j] = (s << kChunkBits) | j;
+}
+
+//! The number of entries in the chunk list (at most kChunkEntries), in every thread.
+__device__ __forceinline__ std::uint64_t listed_chunks(const unsigned long long* count) {
+  const unsigned long long n =
+      cuda::atomic_ref<const unsigned long long, cuda::thread_scope_device>(*count).load(
+          cuda::memory_order_relaxed);
+  return n < kChunkEntries ? n : kChunkEntries;
 }
 
 //! What the segment kernels hold per element before they sum: the term f(x) in A, or, for
@@ -507,8 +567,8 @@ enum ShortPath : int {
 };
 
 template <class T, class A, int kInputs, bool kYVector, class Term, class Epilogue, int kPath>
-__global__ void __launch_bounds__(kSegmentBlock)
-    segment_short_kernel(SegmentArgs<T> a, Term term, Epilogue epilogue) {
+__device__ __forceinline__ void segment_short(const SegmentArgs<T>& a, const Term& term,
+                                              const Epilogue& epilogue) {
   const unsigned lane = threadIdx.x & 31;
   const std::uint64_t warps = static_cast<std::uint64_t>(gridDim.x) * (kSegmentBlock / 32);
   const std::uint64_t warp = static_cast<std::uint64_t>(blockIdx.x) * (kSegmentBlock / 32) +
@@ -590,7 +650,10 @@ __global__ void __launch_bounds__(kSegmentBlock)
       const SegmentList::Range range = list(s);
       if (range.decreasing && lane == 0) atomicOr(a.flags, kReproDecreasing);
       const SegmentOrder order = SegmentOrder::of(sizeof(T), range.length);
-      if (is_long(range.length, order.tiles, window)) continue;
+      if (is_long(range.length, order.tiles, window)) {
+        list_chunks(a, s, range.length, window, lane);
+        continue;
+      }
       A total_s;
       if (range.length <= order.tile) {
         total_s = team_partial<T, A, kInputs>(
@@ -668,9 +731,36 @@ __global__ void __launch_bounds__(kSegmentBlock)
       }
       if (lane == 0) epilogue(first + who, length, total_s);
     }
+    // The long ones (few: each holds more than a window of elements) go to the chunk list,
+    // asked for here, after the loop, so that nothing more is live through it.
+    unsigned longs = __ballot_sync(
+        kFullMask, s < list.count && range.length > kThreadMax &&
+                       is_long(range.length, SegmentOrder::of(sizeof(T), range.length).tiles,
+                               window));
+    while (longs != 0) {
+      const int who = __ffs(longs) - 1;
+      longs &= longs - 1;
+      list_chunks(a, first + who, __shfl_sync(kFullMask, range.length, who), window, lane);
+    }
   }
   }  // kLaneRagged
   }  // ragged
+}
+
+template <class T, class A, int kInputs, bool kYVector, class Term, class Epilogue, int kPath>
+__global__ void __launch_bounds__(kSegmentBlock)
+    segment_short_kernel(SegmentArgs<T> a, Term term, Epilogue epilogue) {
+  segment_short<T, A, kInputs, kYVector, Term, Epilogue, kPath>(a, term, epilogue);
+}
+
+//! The same, held to two blocks per SM: the var family's ragged lane kernel (kLaneRagged), where
+//! ptxas otherwise gives f64's var 220 registers, one block per SM, and two blocks at 128 ran
+//! uniform 0..256 lengths 1.56 times as fast (session 48, H100). (`__launch_bounds__(256, 1)` is
+//! not the bound-free form: ptxas gave every other segment kernel more registers with it.)
+template <class T, class A, int kInputs, bool kYVector, class Term, class Epilogue, int kPath>
+__global__ void __launch_bounds__(kSegmentBlock, 2)
+    segment_short_two_blocks_kernel(SegmentArgs<T> a, Term term, Epilogue epilogue) {
+  segment_short<T, A, kInputs, kYVector, Term, Epilogue, kPath>(a, term, epilogue);
 }
 
 //! Long segments' chunks (see the top of the file).
@@ -712,68 +802,26 @@ __global__ void __launch_bounds__(kSegmentBlock)
            cuda::memory_order_relaxed) &
        kReproDecreasing) != 0;
   if (decreasing) {
-    // Offsets that decrease somewhere cannot be cut into slices: segment_fold_kernel then reads
-    // each long segment whole, with one warp.
+    // Offsets that decrease somewhere cannot give each chunk its own slot: segment_fold_kernel
+    // then reads each long segment whole, with one warp.
     return;
   }
-  if (total == 0) return;
-  // The warp's slice of the element range, and the chunks that start in it.
-  const Slices slices{base, total, static_cast<unsigned>(warps)};
-  const std::int64_t lo = slices.begin(static_cast<unsigned>(warp));
-  const std::int64_t hi = warp + 1 < warps ? slices.begin(static_cast<unsigned>(warp + 1)) : end;
-  if (lo >= hi) return;
-  // The first segment whose end is past lo (offsets are nondecreasing here), by a 32-way search:
-  // each lane probes one of 32 evenly spaced segments, so a round cuts the range 32 times, not
-  // twice (2 M segments: 5 rounds of the warp's loads instead of 21).
-  std::uint64_t low = 0, high = list.count;  // answer in [low, high]
-  while (high - low > 32) {
-    const std::uint64_t stride = (high - low) / 32;
-    const std::uint64_t m = low + stride * lane + stride - 1;  // <= high - 1
-    const unsigned past = __ballot_sync(kFullMask, list.offset(m + 1) > lo);
-    if (past == 0) {
-      low += 32 * stride;
-    } else {
-      const unsigned f = static_cast<unsigned>(__ffs(past)) - 1;
-      high = low + stride * f + stride - 1;
-      low = f == 0 ? low : low + stride * f;
-    }
-  }
-  {
-    const bool probe = low + lane < high && list.offset(low + lane + 1) > lo;
-    const unsigned past = __ballot_sync(kFullMask, probe);
-    low = past != 0 ? low + static_cast<unsigned>(__ffs(past)) - 1 : high;
-  }
-  for (std::uint64_t first = low; first < list.count; first += 32) {
-    const std::uint64_t s = first + lane;
-    SegmentList::Range range{0, 0, false};
-    if (s < list.count) range = list(s);
-    const bool started = s < list.count && range.begin < hi;
-    bool wanted = false;
-    if (started) {
-      const SegmentOrder order = SegmentOrder::of(sizeof(T), range.length);
-      wanted = is_long(range.length, order.tiles, chunk_slots.window) &&
-               range.begin + static_cast<std::int64_t>(range.length) > lo;
-    }
-    unsigned pending = __ballot_sync(kFullMask, wanted);
-    while (pending != 0) {
-      const int who = __ffs(pending) - 1;
-      pending &= pending - 1;
-      const std::int64_t begin = __shfl_sync(kFullMask, range.begin, who);
-      const std::uint64_t length = __shfl_sync(kFullMask, range.length, who);
-      const SegmentOrder order = SegmentOrder::of(sizeof(T), length);
-      const std::uint64_t per = chunk_tiles_for(order.tile, chunk_slots.window);
-      const std::uint64_t span = per * order.tile;
-      const ReproArgs<T> r = segment_args(a, begin, length, order);
-      const auto f = term.at(first + who);
-      // Chunks j with start begin + j span in [lo, hi).
-      std::uint64_t j = lo > begin ? (static_cast<std::uint64_t>(lo - begin) + span - 1) / span : 0;
-      for (; j * per < order.tiles && begin + static_cast<std::int64_t>(j * span) < hi; ++j) {
-        const std::uint64_t last = (j + 1) * per < order.tiles ? (j + 1) * per : order.tiles;
-        const A partial = tiles_partial<T, A, kInputs, kYVector>(r, j * per, last, lane, f);
-        if (lane == 0) slots[chunk_slots.slot(begin, j, span)] = partial;
-      }
-    }
-    if (__any_sync(kFullMask, s >= list.count || !started)) break;
+  // The chunks segment_short_kernel listed, dealt to the warps in turn (none: the warps return
+  // at once). Chunks of one segment are listed together, so neighbouring warps read neighbouring
+  // chunks.
+  const std::uint64_t listed = listed_chunks(chunk_count_of(a));
+  for (std::uint64_t e = warp; e < listed; e += warps) {
+    const unsigned long long code = chunk_entries_of(a)[e];
+    const std::uint64_t s = code >> kChunkBits;
+    const std::uint64_t j = code & ((std::uint64_t{1} << kChunkBits) - 1);
+    const SegmentList::Range range = list(s);
+    const SegmentOrder order = SegmentOrder::of(sizeof(T), range.length);
+    const std::uint64_t per = chunk_tiles_for(order.tile, chunk_slots.window);
+    const std::uint64_t span = per * order.tile;
+    const ReproArgs<T> r = segment_args(a, range.begin, range.length, order);
+    const std::uint64_t last = (j + 1) * per < order.tiles ? (j + 1) * per : order.tiles;
+    const A partial = tiles_partial<T, A, kInputs, kYVector>(r, j * per, last, lane, term.at(s));
+    if (lane == 0) slots[chunk_slots.slot(range.begin, j, span)] = partial;
   }
 }
 
@@ -835,36 +883,84 @@ __global__ void __launch_bounds__(kSegmentBlock)
                       cuda::memory_order_relaxed) &
                   kReproDecreasing) != 0;
   __syncthreads();
-  for (std::uint64_t first = warp * 32; first < list.count; first += warps * 32) {
-    const std::uint64_t s = first + lane;
-    SegmentList::Range range{0, 0, false};
-    if (s < list.count) range = list(s);
-    bool wanted = false;
-    if (s < list.count) {
-      const SegmentOrder order = SegmentOrder::of(sizeof(T), range.length);
-      wanted = is_long(range.length, order.tiles, chunk_slots.window);
+  // The fold of long segment s, which starts at `begin`; for decreasing offsets its read, whole.
+  auto finish = [&](std::uint64_t s, std::int64_t begin, std::uint64_t length) {
+    const SegmentOrder order = SegmentOrder::of(sizeof(T), length);
+    A result;
+    if (decreasing) {
+      const ReproArgs<T> r = segment_args(a, begin, length, order);
+      result = tiles_partial<T, A, kInputs, kYVector>(r, 0, order.tiles, lane, term.at(s));
+    } else {
+      const std::uint64_t per = chunk_tiles_for(order.tile, chunk_slots.window);
+      const std::uint64_t span = per * order.tile;
+      const std::uint64_t chunks = (order.tiles + per - 1) / per;
+      result = fold_values(chunks, [&](std::uint64_t j) {
+        return load_partial(slots + chunk_slots.slot(begin, j, span));
+      });
     }
-    unsigned pending = __ballot_sync(kFullMask, wanted);
-    while (pending != 0) {
-      const int who = __ffs(pending) - 1;
-      pending &= pending - 1;
-      const std::int64_t begin = __shfl_sync(kFullMask, range.begin, who);
-      const std::uint64_t length = __shfl_sync(kFullMask, range.length, who);
-      const SegmentOrder order = SegmentOrder::of(sizeof(T), length);
-      A result;
-      if (decreasing) {
-        const ReproArgs<T> r = segment_args(a, begin, length, order);
-        result = tiles_partial<T, A, kInputs, kYVector>(r, 0, order.tiles, lane,
-                                                        term.at(first + who));
-      } else {
+    if (lane == 0) epilogue(s, length, result);
+  };
+  if (!decreasing) {
+    // The long segments are those whose chunk 0 is in the chunk list.
+    const std::uint64_t listed = listed_chunks(chunk_count_of(a));
+    for (std::uint64_t first = warp * 32; first < listed; first += warps * 32) {
+      const std::uint64_t e = first + lane;
+      const unsigned long long code = e < listed ? chunk_entries_of(a)[e] : 1;
+      const bool head = (code & ((std::uint64_t{1} << kChunkBits) - 1)) == 0;
+      // A segment of at most 32 chunks is folded by the lane that found its chunk 0, alone: the
+      // tree over its partials padded with -0 is the warp's tree over one partial per lane
+      // (fold_values), and a warp folds up to 32 such segments at once.
+      const std::uint64_t s = code >> kChunkBits;
+      SegmentList::Range range{0, 0, false};
+      std::uint64_t chunks = 0, span = 0;
+      if (head) {
+        range = list(s);
+        const SegmentOrder order = SegmentOrder::of(sizeof(T), range.length);
         const std::uint64_t per = chunk_tiles_for(order.tile, chunk_slots.window);
-        const std::uint64_t span = per * order.tile;
-        const std::uint64_t chunks = (order.tiles + per - 1) / per;
-        result = fold_values(chunks, [&](std::uint64_t j) {
-          return load_partial(slots + chunk_slots.slot(begin, j, span));
-        });
+        span = per * order.tile;
+        chunks = (order.tiles + per - 1) / per;
       }
-      if (lane == 0) epilogue(first + who, length, result);
+      if (head && chunks <= 32) {
+        constexpr int kBatch = 8;
+        TreeStack<A, 6> stack;
+        for (std::uint64_t j = 0; j < chunks; j += kBatch) {
+          A v[kBatch];
+#pragma unroll
+          for (int u = 0; u < kBatch; ++u)
+            v[u] = j + u < chunks
+                       ? load_partial(slots + chunk_slots.slot(range.begin, j + u, span))
+                       : identity<A>();
+#pragma unroll
+          for (int u = 0; u < kBatch; ++u)
+            if (j + u < chunks) stack.push(v[u]);
+        }
+        epilogue(s, range.length, stack.total());
+      }
+      // Longer ones by the whole warp, one at a time.
+      unsigned heads = __ballot_sync(kFullMask, head && chunks > 32);
+      while (heads != 0) {
+        const int who = __ffs(heads) - 1;
+        heads &= heads - 1;
+        finish(__shfl_sync(kFullMask, s, who), __shfl_sync(kFullMask, range.begin, who),
+               __shfl_sync(kFullMask, range.length, who));
+      }
+    }
+  } else {
+    // The list may have overflowed: every segment is looked at.
+    for (std::uint64_t first = warp * 32; first < list.count; first += warps * 32) {
+      const std::uint64_t s = first + lane;
+      SegmentList::Range range{0, 0, false};
+      if (s < list.count) range = list(s);
+      const bool wanted = s < list.count &&
+                          is_long(range.length, SegmentOrder::of(sizeof(T), range.length).tiles,
+                                  chunk_slots.window);
+      unsigned pending = __ballot_sync(kFullMask, wanted);
+      while (pending != 0) {
+        const int who = __ffs(pending) - 1;
+        pending &= pending - 1;
+        finish(first + who, __shfl_sync(kFullMask, range.begin, who),
+               __shfl_sync(kFullMask, range.length, who));
+      }
     }
   }
   // The last block to finish clears the flags word for the next call.
@@ -875,6 +971,8 @@ __global__ void __launch_bounds__(kSegmentBlock)
       counter.store(0u, cuda::memory_order_relaxed);
       cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*a.flags).fetch_and(
           ~kReproDecreasing, cuda::memory_order_relaxed);
+      cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(*chunk_count_of(a)).store(
+          0u, cuda::memory_order_relaxed);
     }
   }
 }

@@ -32,11 +32,10 @@ struct SegmentTag {};
 // dot over uniform 0..256 lengths 20-31 points cheaper, f32 dot there 8 points dearer
 // (docs/results/h200-reproducible.md, session 47).
 constexpr unsigned kPrefetchDepth = 2;
-// The ragged long kernel's grid in resident waves: a warp's slice of the element range is
-// 1/waves of what one resident wave would give it, so warps with nothing to read (most of them
-// when few segments are long) retire early and the rest fill the machine. 8 against 1 on the
-// H100 (session 47): heavy-tailed lists 3-15 points cheaper, uniform 0..256 lengths (no long
-// segment: every warp still searches and scans its slice) 2-9 points dearer.
+// The long kernel's grid over fixed-size rows' chunks, in resident waves (grid-stride over the
+// chunks beyond them; 8 came with session 47's ragged measurement, when both shared it). Over
+// ragged segments it is one wave, whose warps take the listed chunks in turn: 63 us against
+// 114 us for 8 waves of slices (heavy 2^21 f32 sum, H100, session 48).
 constexpr unsigned kLongWaves = 8;
 
 template <class T>
@@ -83,7 +82,13 @@ struct SegmentCall {
 
     auto launch_short = [&](auto path, std::uint64_t warps_wanted) {
       constexpr int kPath = decltype(path)::value;
-      auto kernel = segment_short_kernel<T, A, kInputs, kYVector, Term, Epilogue, kPath>;
+      auto kernel = [] {
+        if constexpr (kPath == kLaneRagged && is_var_state<A>::value) {
+          return segment_short_two_blocks_kernel<T, A, kInputs, kYVector, Term, Epilogue, kPath>;
+        } else {
+          return segment_short_kernel<T, A, kInputs, kYVector, Term, Epilogue, kPath>;
+        }
+      }();
       const unsigned grid = capped((warps_wanted + kSegmentWarps - 1) / kSegmentWarps, resident);
       launch_kernel<SegmentTag<ShortTag, decltype(path)>>(
           kernel, grid, kSegmentBlock, stream, ws.device,
@@ -94,32 +99,44 @@ struct SegmentCall {
     using TilesRows = std::integral_constant<int, kTilesRows>;
     using LaneRagged = std::integral_constant<int, kLaneRagged>;
     using WarpRagged = std::integral_constant<int, kWarpRagged>;
-    auto launch_long_and_fold = [&](std::uint64_t items, std::uint64_t fold_warps) {
+    // items: the long kernel's warps wanted, at most `waves` resident waves of them; the fold's
+    // grid, at most `fold_cap` blocks.
+    auto launch_long_and_fold = [&](std::uint64_t items, unsigned waves, std::uint64_t fold_warps,
+                                    std::uint64_t fold_cap) {
       const unsigned long_resident = resident_grid<LongTag>(long_kernel, kSegmentBlock, ws.device);
       const unsigned long_grid =
           reproducible_launch().grid != 0
               ? reproducible_launch().grid
               : static_cast<unsigned>(std::min<std::uint64_t>(
                     (items + kSegmentWarps - 1) / kSegmentWarps,
-                    static_cast<std::uint64_t>(long_resident) * kLongWaves));
+                    static_cast<std::uint64_t>(long_resident) * waves));
       launch_kernel<LongTag>(long_kernel, long_grid, kSegmentBlock, stream, ws.device,
                              "launch of reducelab segment_long_kernel", a, term);
-      const unsigned fold_grid = capped((fold_warps + kSegmentWarps - 1) / kSegmentWarps, resident);
+      const unsigned fold_grid = static_cast<unsigned>(std::min<std::uint64_t>(
+          capped((fold_warps + kSegmentWarps - 1) / kSegmentWarps, resident), fold_cap));
       launch_kernel<FoldTag>(fold_kernel, fold_grid, kSegmentBlock, stream, ws.device,
                              "launch of reducelab segment_fold_kernel", a, term, epilogue);
     };
 
     if (segments.offsets != nullptr) {
-      // Ragged: the lengths are on the device; every kernel sorts the segments out itself. The
-      // long kernel's grid is the resident one (one slice per warp).
+      // Ragged: the lengths are on the device. The short kernel reads the short segments and
+      // lists the long ones' chunks; the long and fold kernels, one resident wave each, read
+      // the list (a fold warp takes 32 entries, or 32 segments where offsets decrease).
       if (count < 32 * 2 * resident_warps) {
         launch_short(WarpRagged{}, count);
       } else {
         launch_short(LaneRagged{}, (count + 31) / 32);
       }
-      const unsigned long_resident = resident_grid<LongTag>(long_kernel, kSegmentBlock, ws.device);
-      launch_long_and_fold(static_cast<std::uint64_t>(long_resident) * kLongWaves * kSegmentWarps,
-                           (count + 31) / 32);
+      try {
+        launch_long_and_fold(std::numeric_limits<std::uint64_t>::max() / 2, 1, (count + 31) / 32,
+                             resident);
+      } catch (...) {
+        // The fold's last block zeroes the flags word and the chunk list's counter; without the
+        // fold, this does, so that the next call on the stream starts from an empty list.
+        (void)cudaMemsetAsync(ws.d_segment_flags, 0,
+                              (kChunkCountAfterFlags + 2) * sizeof(unsigned), stream);
+        throw;
+      }
       return;
     }
 
@@ -160,7 +177,8 @@ struct SegmentCall {
     }
     a.chunk_tiles = chunk;
     a.chunks = chunks_of(chunk);
-    launch_long_and_fold(count * a.chunks, count);
+    launch_long_and_fold(count * a.chunks, kLongWaves, count,
+                         std::numeric_limits<std::uint64_t>::max());
   }
 };
 
