@@ -120,8 +120,10 @@ struct SegmentCall {
 
     if (segments.offsets != nullptr) {
       // Ragged: the lengths are on the device. The short kernel reads the short segments and
-      // lists the long ones' chunks; the long and fold kernels, one resident wave each, read
-      // the list (a fold warp takes 32 entries, or 32 segments where offsets decrease).
+      // lists the long ones' chunks; the long kernel (one resident wave) and the fold (at most
+      // the short kernel's resident blocks; its own residency, fewer blocks, measured the same in
+      // session 48) read the list (a fold warp takes 32 entries, or 32 segments where offsets
+      // decrease).
       if (count < 32 * 2 * resident_warps) {
         launch_short(WarpRagged{}, count);
       } else {
