@@ -602,9 +602,6 @@ TYPED_TEST(ReproducibleCpu, StatisticsWithinTheirStatedBounds) {
   }
 }
 
-// The norms are fixed-order sums of their terms: the same bits as the sum of the terms written
-// out here (the CPU function's order is the sum's, so the sum of precomputed terms in sum_t gives
-// the same bits). var has its own order (one pass: the kernel model below checks it).
 // The plan is computed without a division (the segment kernels compute it for every segment);
 // it must be the plan of the order's definition: K the smallest power of two >= kMinSteps with
 // ceil(n / (P K)) <= kMaxTiles, and ceil(n / E) tiles.
@@ -631,6 +628,9 @@ TEST(ReproducibleCpuValues, PlanWithoutDivisionIsTheDefinedPlan) {
   }
 }
 
+// The norms are fixed-order sums of their terms: the same bits as the sum of the terms written
+// out here (the CPU function's order is the sum's, so the sum of precomputed terms in sum_t gives
+// the same bits). var has its own order (one pass: the kernel model below checks it).
 TEST(ReproducibleCpuValues, StatisticsAreTheFixedOrderSumOfTheirTerms) {
   const std::size_t n = 100003;
   const std::vector<float> x = make_input<float>(Input::wide, n, kSeed);
