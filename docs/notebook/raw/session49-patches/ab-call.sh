@@ -5,7 +5,11 @@
 #   head/reducelab                 f61bf87's CLI
 #   new/reducelab                  the CLI of f61bf87 + ragged-team-rounds.patch + ab-switches.patch
 #   new/reducelab_gpu_tests        the test binary of the same build
-# The tree must stay under 64 MiB: move docs/results/*.json out for the call.
+# The tree must stay under 64 MiB: move docs/results/*.json out for the call, or build on the
+# device instead (scripts/device_build.sh, at the cost of device time).
+# This call is only the A/B (head against the patch and its two variants, in one call). The
+# project's own check of the build that is kept is scripts/gpu_check.sh --bin DIR repro-segments
+# (its tests, then both modes on the issue's rows and ragged lists); it is not written again here.
 # The environment switches of ab-switches.patch: REDUCELAB_AB_BOUND5 launches the f32-accumulator
 # lane kernels held to five blocks per SM; REDUCELAB_AB_PREFETCH sets the L2 prefetch depth.
 cd devrun && mkdir -p w && (test -x w/new/reducelab || (xz -dc -T8 bins.txz | tar xf - -C w)) && cd w
