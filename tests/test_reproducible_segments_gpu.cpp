@@ -155,6 +155,9 @@ std::vector<std::size_t> ragged_lengths(std::uint64_t seed) {
                                       9000,  70000, 300000, 2,     0,  7,  128, 129, 4097};
   std::mt19937_64 rng(seed);
   for (int i = 0; i < 400; ++i) lengths.push_back(rng() % 40);
+  // Up to P of f16 (256) and past it: the var and logsumexp states' team rounds get groups of
+  // 32 with several teams of every size.
+  for (int i = 0; i < 160; ++i) lengths.push_back(rng() % 270);
   lengths.push_back((std::size_t{1} << 22) + 5);
   for (int i = 0; i < 50; ++i) lengths.push_back(rng() % 3000);
   lengths.push_back(200000);

@@ -15,9 +15,11 @@
 //   sums them sequentially, then the thread's tree and the team's (__shfl_xor over 1 .. g / 2):
 //   the segment's tree, padded with -0. Longer rows are read by a warp each, tile by tile
 //   (tile_partial of reproducible.cuh; each tile's partial waits in a lane, 32 of them fold in
-//   the warp's tree). A ragged segment of at most kThreadMax elements is read by one lane alone
-//   (its tree in registers), a longer one by a whole warp as a row is; with fewer segments than
-//   32 per resident warp, every segment gets a warp.
+//   the warp's tree). A warp takes ragged segments 32 at a time: one of at most kThreadMax
+//   elements is read by one lane alone (its tree in registers), a longer one by a whole warp as
+//   a row is; the var and logsumexp states read those of at most P elements in team rounds
+//   instead (a team of g lanes each, as a fixed row's, the warp's teams of one size at a time;
+//   kTeamRoundsFor). With fewer segments than 32 per resident warp, every segment gets a warp.
 // - segment_long_kernel: longer segments, cut into chunks of a power of two of tiles, aligned
 //   in the segment: a chunk's partial is a subtree of the segment's tree. A warp reads a chunk
 //   and stores its partial in the workspace. Fixed-size rows: the chunks are numbered row by row
@@ -56,8 +58,17 @@ inline constexpr std::uint64_t kWarpTiles = 16;
 //! Chunks of a long segment hold at least this many tiles (a power of two): fewer would spend
 //! more on the partial's store and fold than on the loads.
 inline constexpr std::uint64_t kChunkMinTiles = 8;
-//! Ragged segments of at most this many elements are read by one lane each.
+//! Ragged segments of at most this many elements are read by one lane each (the plain sums).
 inline constexpr std::uint64_t kThreadMax = 32;
+//! Whether the ragged lane kernel reads segments of at most P elements in team rounds instead:
+//! the var and logsumexp states, whose lane path held 32 states per lane. Measured on one H100
+//! (session 50, gpu_to_gpu, heavy 2^21 x 64 and uniform 1M x 0..256 lengths): team rounds ran
+//! var, var_mean and logsumexp 1.11-2.45x as fast in every cell, but the plain sums lost (f32
+//! sum heavy 312 -> 348 us, f32 norm 509 -> 746 us): their lane path issues 32 loads per lane
+//! before any add, one round trip, where the rounds take one per team size, and ncu showed 0.75
+//! eligible warps per scheduler against 2.37.
+template <class A>
+inline constexpr bool kTeamRoundsFor = is_var_state<A>::value || is_lse_state<A>::value;
 //! Bits of the workspace's segment flags word that these kernels use.
 inline constexpr unsigned kReproDecreasing = 1u << 4;
 //! The list of long ragged segments' chunks: segment_short_kernel appends one entry per chunk
@@ -553,8 +564,9 @@ __device__ __forceinline__ void prefetch_lines(const T* x, const T* y, std::int6
 // ---- the kernels -------------------------------------------------------------------------------
 
 //! Short segments (see the top of the file). Fixed rows no longer than P: teams; other fixed
-//! rows of at most kWarpTiles tiles: a warp each; ragged: a lane each up to kThreadMax elements,
-//! a warp each up to the long rule, long ones skipped (and a decreasing pair flagged).
+//! rows of at most kWarpTiles tiles: a warp each; ragged: a lane each up to kThreadMax elements
+//! (teams up to P for the var and logsumexp states), a warp each up to the long rule, long ones
+//! listed (and a decreasing pair flagged).
 //! The path is a template parameter, so each path's kernel has its own registers: in one kernel
 //! the heaviest path set every path's occupancy (measured: f64 rows of 32 cost +83% over the
 //! default that way).
@@ -562,7 +574,7 @@ enum ShortPath : int {
   kTeamRows,    //!< fixed rows of one vector per lane of a team of g lanes
   kTileRows,    //!< fixed rows of at most one tile: a warp each, team_partial
   kTilesRows,   //!< longer fixed rows: a warp each, tile by tile
-  kLaneRagged,  //!< ragged, 32 segments per warp: a lane each up to kThreadMax, then warps
+  kLaneRagged,  //!< ragged, 32 segments per warp: a lane (or team) each when short, then warps
   kWarpRagged,  //!< ragged, a warp per segment (few segments)
 };
 
@@ -667,13 +679,66 @@ __device__ __forceinline__ void segment_short(const SegmentArgs<T>& a, const Ter
     }
     return;
   } else {
+  // The var and logsumexp states read their short segments in team rounds; the plain sums keep a
+  // lane per segment of at most kThreadMax elements (see kTeamRoundsFor).
+  constexpr bool kTeams = kTeamRoundsFor<A>;
+  constexpr int kC = 16 / static_cast<int>(sizeof(T));
+  constexpr std::uint64_t kP = 32 * kC;  // one vector per lane of a warp
+  constexpr std::uint64_t kAlone = kTeams ? kP : kThreadMax;  // read before the warp's loop
   for (std::uint64_t first = warp * 32; first < list.count; first += warps * 32) {
-    // Lane by lane: each lane one segment of 32; the short ones read by their lane alone.
     const std::uint64_t s = first + lane;
     SegmentList::Range range{0, 0, false};
     if (s < list.count) range = list(s);
     if (__any_sync(kFullMask, range.decreasing) && lane == 0) atomicOr(a.flags, kReproDecreasing);
-    if (s < list.count && range.length <= kThreadMax) {
+    if constexpr (kTeams) {
+      // Segments of at most P elements (empty ones too) in team rounds: a segment of n elements
+      // takes a team of g lanes, g the smallest power of two with g kC >= n, and lane r of the
+      // team reads elements [r kC, r kC + kC): the order's lanes r kC .. (one batch: P elements
+      // are one step), summed by the thread's tree and the team's, as the fixed rows' teams do
+      // (kTeamRows). The warp takes the segments of one team size at a time, 32 / g of them per
+      // round, so every shuffle of a round has one team size.
+      __shared__ unsigned char team_owner[kSegmentBlock / 32][32];
+      unsigned char* const owner = team_owner[threadIdx.x / 32];
+      const bool teamed = s < list.count && range.length <= kP;
+      const unsigned vectors =
+          teamed ? static_cast<unsigned>((range.length + kC - 1) / kC) : 0u;  // 0 .. 32
+      const unsigned size_log2 = vectors <= 1 ? 0u : 32u - __clz(vectors - 1);
+      for (unsigned c = 0; c <= 5; ++c) {
+        const unsigned members = __ballot_sync(kFullMask, teamed && size_log2 == c);
+        if (members == 0) continue;
+        if (teamed && size_log2 == c) owner[__popc(members & ((1u << lane) - 1))] = lane;
+        __syncwarp();
+        const unsigned team = 1u << c;
+        const unsigned rank = lane & (team - 1);
+        const unsigned n = __popc(members);
+        for (unsigned q = lane >> c; q - (lane >> c) < n; q += 32u >> c) {
+          const bool mine = q < n;
+          const unsigned who = owner[mine ? q : 0];
+          const std::int64_t begin = __shfl_sync(kFullMask, range.begin, who);
+          const unsigned got = __shfl_sync(kFullMask, static_cast<unsigned>(range.length), who);
+          const std::uint64_t length = mine ? got : 0;
+          const std::uint64_t seg = first + who;
+          const auto f = term.at(mine ? seg : first);
+          value_t<A> v[kC];
+          load_terms<T, A, kInputs>(v, a.x + begin, a.y != nullptr ? a.y + begin : nullptr,
+                                    static_cast<std::uint64_t>(rank) * kC, length, false, f);
+          A partial;
+          if constexpr (is_var_state<A>::value) {
+            int present[kC];
+#pragma unroll
+            for (int j = 0; j < kC; ++j) present[j] = rank * kC + j < length ? 1 : 0;
+            const value_t<A> shift = __shfl_sync(kFullMask, v[0], lane & ~(team - 1));
+            partial = var_team_partial<var_sum_of<decltype(f)>>(
+                reinterpret_cast<const value_t<A>(&)[1][kC]>(v), present, shift, team);
+          } else {
+            partial = row_partial<A>(v, team);
+          }
+          if (mine && rank == 0) epilogue(seg, length, partial);
+        }
+        __syncwarp();  // owner is written again for the next size
+      }
+    } else if (s < list.count && range.length <= kThreadMax) {
+      // Lane by lane: each lane one segment of 32; the short ones read by their lane alone.
       // Every load issued before the first add; the tree over kThreadMax padded with -0 is the
       // tree over the segment.
       const auto f = term.at(s);
@@ -701,7 +766,7 @@ __device__ __forceinline__ void segment_short(const SegmentArgs<T>& a, const Ter
     // Not the long ones (the long kernel's). Each segment is a load round trip of the warp:
     // while it reads one, L2 fetches the next a.prefetch ones' first lines.
     unsigned pending = __ballot_sync(
-        kFullMask, s < list.count && range.length > kThreadMax &&
+        kFullMask, s < list.count && range.length > kAlone &&
                        !is_long(range.length, SegmentOrder::of(sizeof(T), range.length).tiles,
                                 window));
     unsigned ahead = pending;  // not yet asked for
@@ -734,7 +799,7 @@ __device__ __forceinline__ void segment_short(const SegmentArgs<T>& a, const Ter
     // The long ones (few: each holds more than a window of elements) go to the chunk list,
     // asked for here, after the loop, so that nothing more is live through it.
     unsigned longs = __ballot_sync(
-        kFullMask, s < list.count && range.length > kThreadMax &&
+        kFullMask, s < list.count && range.length > kAlone &&
                        is_long(range.length, SegmentOrder::of(sizeof(T), range.length).tiles,
                                window));
     while (longs != 0) {
