@@ -83,8 +83,8 @@ struct SegmentCall {
     auto launch_short = [&](auto path, std::uint64_t warps_wanted) {
       constexpr int kPath = decltype(path)::value;
       auto kernel = [] {
-        if constexpr (kPath == kLaneRagged && is_var_state<A>::value) {
-          return segment_short_two_blocks_kernel<T, A, kInputs, kYVector, Term, Epilogue, kPath>;
+        if constexpr (kPath == kLaneRagged && kTeamRoundsFor<A>) {
+          return segment_short_three_blocks_kernel<T, A, kInputs, kYVector, Term, Epilogue, kPath>;
         } else {
           return segment_short_kernel<T, A, kInputs, kYVector, Term, Epilogue, kPath>;
         }
