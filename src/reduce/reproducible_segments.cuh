@@ -818,8 +818,9 @@ __global__ void __launch_bounds__(kSegmentBlock)
   segment_short<T, A, kInputs, kYVector, Term, Epilogue, kPath>(a, term, epilogue);
 }
 
-//! The same, held to three blocks per SM: the ragged lane kernel (kLaneRagged) of the states
-//! read in team rounds (kTeamRoundsFor: var, var_mean and logsumexp). Before the team rounds
+//! The same, held to three blocks per SM: the short kernels of the states read in team rounds
+//! (kTeamRoundsFor: var, var_mean and logsumexp) that the launcher's kThreeBlocks names (the
+//! ragged lane kernel, kLaneRagged, for every type; the other paths where measured faster). Before the team rounds
 //! ptxas gave f64's var 220 registers unbounded, and two blocks at 128 ran uniform 0..256 lengths
 //! 1.56 times as fast (session 48, H100). With them, three blocks (80 registers) against two
 //! (var's 96-128 registers; logsumexp bound-free: 116-127, f32's 80) ran var and std_mean 7-21%

@@ -38,6 +38,26 @@ constexpr unsigned kPrefetchDepth = 2;
 // 114 us for 8 waves of slices (heavy 2^21 f32 sum, H100, session 48).
 constexpr unsigned kLongWaves = 8;
 
+//! Whether a short kernel runs held to three blocks per SM (segment_short_three_blocks_kernel,
+//! 80 registers) instead of bound-free at 256 threads. Only the states read in team rounds (var,
+//! var_mean, logsumexp) ever needed more than 85 registers there. Measured on one H100, gpu_to_gpu,
+//! two rounds of one binary (session 53; docs/results/h200-reproducible.md):
+//! - kLaneRagged, every type: 2-26% faster (session 51).
+//! - kTeamRows, kTilesRows and kWarpRagged of f64, f16 and bf16: f64 var and logsumexp rows of
+//!   1,024 and 4,096 12-18% faster, f16/bf16 logsumexp rows of 4,096 16-17%, f16/bf16 var rows of
+//!   32 11-13%, ragged 65,536 x 0..1,024 (kWarpRagged) 13-27%; the others within 1%.
+//! - Not f32 (var already at 80 registers, logsumexp at 64-79): rows of 1,024 and 4,096 of
+//!   logsumexp 4-8% slower, rows of 32 of var 4% slower.
+//! - Not f16/bf16 var's kTilesRows (120-126 registers, 344-808 B of stack at 80): rows of 4,096
+//!   0-4% slower.
+//! kTileRows stays bound-free: 80 registers or fewer in every state.
+template <class T, class A, int kPath>
+inline constexpr bool kThreeBlocks =
+    repro::kTeamRoundsFor<A> &&
+    (kPath == repro::kLaneRagged ||
+     (kPath != repro::kTileRows && !std::is_same_v<T, float> &&
+      !(kPath == repro::kTilesRows && sizeof(T) == 2 && repro::is_var_state<A>::value)));
+
 template <class T>
 struct SegmentCall {
   const T* x;
@@ -83,7 +103,7 @@ struct SegmentCall {
     auto launch_short = [&](auto path, std::uint64_t warps_wanted) {
       constexpr int kPath = decltype(path)::value;
       auto kernel = [] {
-        if constexpr (kPath == kLaneRagged && kTeamRoundsFor<A>) {
+        if constexpr (kThreeBlocks<T, A, kPath>) {
           return segment_short_three_blocks_kernel<T, A, kInputs, kYVector, Term, Epilogue, kPath>;
         } else {
           return segment_short_kernel<T, A, kInputs, kYVector, Term, Epilogue, kPath>;
