@@ -598,7 +598,9 @@ __device__ __forceinline__ void segment_short(const SegmentArgs<T>& a, const Ter
       // load of the batch issued before the first add.
       // 64 bytes in flight per lane. (f64 measured +43..51% over the default with 4 on 8- and
       // 32-wide rows, and worse with 8: +78..90%; f64 dot is 13-27% faster than the default
-      // there. Not understood yet.)
+      // there. With a kernel per path, f64 sum over rows of 32 costs +20%
+      // (H100, session 53): Nsight Compute shows the kernel waiting on memory, four blocks per
+      // SM at 52 registers, 0.69 eligible warps per scheduler, DRAM at 72% where f32 reaches 90%.)
       constexpr int kRowBatch = 4;
       for (std::uint64_t group = warp * kRowBatch; group * per_warp < list.count;
            group += warps * kRowBatch) {
