@@ -5,9 +5,9 @@
 # of its own resident waves) and REDUCELAB_AB_VARUNIFORM=1 (var's kTeamRows kernel merges rows that
 # fill their team with the known counts' weights, shuffling 2-3 numbers a level instead of 6).
 # Round 1 (head first), the bits of "new", round 2 (new first) as time allows.
-#   mkdir -p /tmp/o; B=270 timeout 285 bash devrun/q.sh 2>&1 | tee /tmp/o/main.log; tar czf $OUT/all.tgz -C /tmp/o .
+#   mkdir -p /tmp/o; B=400 timeout 420 bash devrun/q.sh 2>&1 | tee /tmp/o/main.log; tar czf $OUT/all.tgz -C /tmp/o .
 save() { [ -n "$OUT" ] && tar czf $OUT/all.tgz -C /tmp/o . 2>/dev/null; }
-T0=$(date +%s); left() { echo $(( ${B:-270} - ($(date +%s) - T0) )); }
+T0=$(date +%s); left() { echo $(( ${B:-400} - ($(date +%s) - T0) )); }
 cd devrun && mkdir -p w && rm -rf w/* && (xz -dc bins.txz | tar xf - -C w) && cd w
 O=/tmp/o; mkdir -p $O
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee $O/gpu.txt
@@ -33,4 +33,19 @@ N=14; for i in $(seq 0 $((N-1))); do
 done; wait; arm head
 echo "new tests: $SECONDS s"; grep -h "PASSED\|FAILED" $O/t-new-*.log | sort | uniq -c | head; save
 bench r2 new head
+# Then, as time allows, where the instructions go (Nsight Compute source counters; the build has
+# -lineinfo): var f32 over heavy ragged lists (the lane kernel) and over rows of 32 (new's kTeamRows).
+srcprof() {  # $1 name, $2 arm, $3 segments
+  [ $(left) -lt 60 ] && { echo "skip $1: $(left) s left"; return; }
+  arm $2; SECONDS=0
+  timeout $(( $(left) - 5 )) ncu --clock-control none --import-source yes -k regex:segment_short -c 1 \
+    --section SourceCounters --section InstructionStats --section WarpStateStats -o /tmp/rep-$1 \
+    ./new/reducelab bench --segments $3 --op var --dtype f32 --no-cub --rungs none --determinism gpu_to_gpu --reps 20 \
+    > $O/ncu-src-$1.txt 2>&1
+  ncu --import /tmp/rep-$1.ncu-rep --page details >> $O/ncu-src-$1.txt 2>&1
+  ncu --import /tmp/rep-$1.ncu-rep --page source --csv --print-source cuda,sass 2>&1 | xz -T1 > $O/src-$1.csv.xz
+  arm head; echo "$1: $SECONDS s"; save
+}
+srcprof var-f32-heavy head ragged:heavy:2097152:64
+srcprof var-f32-rows32-new new fixed:4194304x32
 echo "total $(( $(date +%s) - T0 )) s"
