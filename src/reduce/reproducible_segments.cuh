@@ -822,12 +822,12 @@ __global__ void __launch_bounds__(kSegmentBlock)
 
 //! The same, held to three blocks per SM: the short kernels of the states read in team rounds
 //! (kTeamRoundsFor: var, var_mean and logsumexp) that the launcher's kThreeBlocks names (the
-//! ragged lane kernel, kLaneRagged, for every type; the other paths where measured faster). Before the team rounds
-//! ptxas gave f64's var 220 registers unbounded, and two blocks at 128 ran uniform 0..256 lengths
-//! 1.56 times as fast (session 48, H100). With them, three blocks (80 registers) against two
-//! (var's 96-128 registers; logsumexp bound-free: 116-127, f32's 80) ran var and std_mean 7-21%
-//! and logsumexp 2-26% faster (f32 2%) in all 24 ragged cells of f32, f64, f16 and bf16 (sessions
-//! 50 and 51, H100). (`__launch_bounds__(256, 1)` is not the bound-free form: ptxas gave every
+//! ragged lane kernel, kLaneRagged, for every type; the other paths where measured faster).
+//! Before the team rounds ptxas gave f64's var 220 registers unbounded, and two blocks at 128
+//! ran uniform 0..256 lengths 1.56 times as fast (session 48, H100). With them, three blocks (80
+//! registers) against two (var's 96-128 registers; logsumexp bound-free: 116-127, f32's 80) ran
+//! var and std_mean 7-21% and logsumexp 2-26% faster (f32 2%) in all 24 ragged cells of f32,
+//! f64, f16 and bf16 (sessions 50 and 51, H100). (`__launch_bounds__(256, 1)` is not the bound-free form: ptxas gave every
 //! other segment kernel more registers with it.)
 template <class T, class A, int kInputs, bool kYVector, class Term, class Epilogue, int kPath>
 __global__ void __launch_bounds__(kSegmentBlock, 3)
